@@ -1,0 +1,107 @@
+# kernel_delay: is the process slow, or is the kernel starving it?
+#
+#   make            build ./kernel_delay
+#   make check      install what is missing, prepare the host, build, and
+#                   run every test (unit tests, then end-to-end as root)
+#   make demo       install, build, and run the tool on a demo workload
+#   make install    install the binary and the man page (PREFIX, DESTDIR)
+
+VERSION = 0.1.0
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR = $(PREFIX)/sbin
+MANDIR = $(PREFIX)/share/man/man8
+
+PKGS = libbcc libbpf libelf
+OPTFLAGS ?= -O2 -g
+WARNFLAGS = -Wall -Wextra -Werror
+CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPTFLAGS) $(WARNFLAGS) -DKD_VERSION='"$(VERSION)"' \
+	-Isrc -Ibuild $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	$(CFLAGS)
+LDLIBS_ALL = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
+	echo -lbcc -lbpf -lelf) -lm $(LDLIBS)
+
+# Modules that never touch the kernel: unit-tested directly.
+CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
+	src/sample.c src/report.c src/target.c
+# Modules that talk to libbcc, libbpf and the kernel.
+KERNEL_SRCS = src/layout.c src/program.c src/maps.c src/capture.c \
+	src/host.c
+CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
+KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
+
+UNIT_TESTS = tests/test_units
+
+.PHONY: all check unit e2e demo install uninstall clean deps prepare-host \
+	workload
+
+all: kernel_delay
+
+build:
+	mkdir -p build
+
+build/syscall_table.h: tools/gen-syscall-table.sh | build
+	tools/gen-syscall-table.sh "$(CC)" > $@.tmp && mv $@.tmp $@
+
+build/syscalls.o: build/syscall_table.h
+
+build/%.o: src/%.c $(wildcard src/*.h) | build
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+build/template_data.o: src/template_data.S bpf_templates/kernel_delay.bpf.c \
+		| build
+	$(CC) -c $< -o $@
+
+kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# Tests.
+$(UNIT_TESTS): tests/test_units.c $(CORE_OBJS) build/layout.o \
+		build/capture.o build/program.o build/maps.o \
+		build/template_data.o
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+tests/workload: tests/workload.c
+	$(CC) -O2 -g $(WARNFLAGS) -fno-omit-frame-pointer -pthread -o $@ $<
+
+workload: tests/workload
+
+deps:
+	tools/install-deps.sh build test
+
+prepare-host:
+	tools/prepare-host.sh
+
+unit: $(UNIT_TESTS)
+	$(UNIT_TESTS)
+
+e2e: kernel_delay tests/workload
+	tests/e2e.sh ./kernel_delay
+
+# The README's test command: everything, from a fresh Debian 12 machine.
+check:
+	tools/install-deps.sh build test
+	tools/prepare-host.sh
+	$(MAKE) all $(UNIT_TESTS) tests/workload
+	tools/run-tests.sh
+
+demo:
+	tools/install-deps.sh build test
+	tools/prepare-host.sh
+	$(MAKE) all tests/workload
+	tools/demo.sh
+
+install: kernel_delay
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)
+	install -m 0755 kernel_delay $(DESTDIR)$(SBINDIR)/kernel_delay
+	install -m 0644 man/kernel_delay.8 $(DESTDIR)$(MANDIR)/kernel_delay.8
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/kernel_delay \
+		$(DESTDIR)$(MANDIR)/kernel_delay.8
+
+clean:
+	rm -rf build kernel_delay $(UNIT_TESTS) tests/workload

@@ -1,0 +1,495 @@
+/*
+ * kernel_delay eBPF program template.
+ *
+ * This text is embedded in the kernel_delay binary and completed at run
+ * time: every placeholder (an upper-case name between two at signs) is
+ * replaced (see src/template.c) before
+ * libbcc compiles it.  kernel_delay refuses to compile a text in which a
+ * placeholder is left.
+ *
+ * No kernel header is included for struct layouts: the offsets of the
+ * task_struct, irqaction and pt_regs fields read here come from the running
+ * kernel's BTF and are substituted as plain numbers.
+ *
+ * Every hook is a raw tracepoint.  Each one first checks, as cheaply as
+ * possible, whether the event concerns the target process, so that the
+ * cost added to the rest of the host stays minimal.
+ *
+ * Time intervals are only counted when they both start and end while
+ * capture is on, as the reference does.
+ */
+@INCLUDES@
+
+#define KD_TGID             @TGID@
+#define KD_OFF_TASK_PID     @OFF_TASK_PID@
+#define KD_OFF_TASK_TGID    @OFF_TASK_TGID@
+#define KD_OFF_TASK_STATE   @OFF_TASK_STATE@
+#define KD_SIZE_TASK_STATE  @SIZE_TASK_STATE@
+#define KD_OFF_IRQ_NAME     @OFF_IRQACTION_NAME@
+#define KD_OFF_SYSCALL_NR   @OFF_PT_REGS_SYSCALL_NR@
+#define KD_SYSCALL_POLL     @SYSCALL_POLL@
+#define KD_MAX_THREADS      @MAX_THREADS@
+#define KD_MAX_SYSCALLS     @MAX_SYSCALL_ENTRIES@
+#define KD_MAX_IRQS         @MAX_IRQ_ENTRIES@
+
+/* Scheduler and interrupt constants; part of the kernel's stable ABI. */
+#define KD_TASK_RUNNING     0x0000
+#define KD_TASK_STOPPED     0x0004
+#define KD_IRQ_NONE         0
+
+/* Values of capture_on[0]; the user space side sets them. */
+#define KD_CAPTURE_IDLE     0
+#define KD_CAPTURE_ON       1
+
+/* Indexes into map_full, one per map that can fill up. */
+enum kd_map_id {
+    KD_MAP_TSTATE,
+    KD_MAP_TSTATS,
+    KD_MAP_SYSCALLS,
+    KD_MAP_HARDIRQS,
+    KD_MAP_SOFTIRQS,
+    KD_MAP_NAMES,
+    KD_N_MAPS
+};
+
+/* Per thread: start times of the intervals in progress. */
+struct kd_tstate {
+    u64 syscall_ts;
+    u64 poll_ts;
+    u64 run_ts;
+    u64 ready_ts;
+    u64 stop_ts;
+    u64 hardirq_ts;
+    u64 softirq_ts;
+    u32 softirq_vec;
+    u32 pad;
+    char hardirq_name[32];
+};
+
+struct kd_stat {
+    u64 count;
+    u64 total_ns;
+    u64 max_ns;
+    u64 min_ns;
+};
+
+/* Per thread: the statistics that have one entry per thread. */
+struct kd_tstats {
+    struct kd_stat poll;
+    struct kd_stat run;
+    struct kd_stat ready;
+    struct kd_stat stop;
+};
+
+struct kd_syscall_key {
+    u32 tid;
+    u32 nr;
+};
+
+struct kd_hardirq_key {
+    u32 tid;
+    char name[32];
+};
+
+struct kd_softirq_key {
+    u32 tid;
+    u32 vec;
+};
+
+struct kd_name {
+    char comm[16];
+};
+
+BPF_ARRAY(capture_on, u64, 1);
+BPF_PERCPU_ARRAY(map_full, u64, KD_N_MAPS);
+BPF_HASH(tstate, u32, struct kd_tstate, KD_MAX_THREADS);
+BPF_HASH(tstats, u32, struct kd_tstats, KD_MAX_THREADS);
+BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, KD_MAX_SYSCALLS);
+BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, KD_MAX_IRQS);
+BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, KD_MAX_IRQS);
+BPF_HASH(names, u32, struct kd_name, KD_MAX_THREADS);
+
+static __always_inline bool
+kd_capturing(void)
+{
+    int key = 0;
+    u64 *on = capture_on.lookup(&key);
+
+    return on && *on == KD_CAPTURE_ON;
+}
+
+/* True when the current task belongs to the target and capture is on.
+ * Returns the thread id through 'tid'. */
+static __always_inline bool
+kd_current_captured(u32 *tid)
+{
+    u64 pid_tgid = bpf_get_current_pid_tgid();
+
+    if ((pid_tgid >> 32) != KD_TGID) {
+        return false;
+    }
+    *tid = (u32) pid_tgid;
+    return kd_capturing();
+}
+
+static __always_inline void
+kd_map_full(int map)
+{
+    map_full.increment(map);
+}
+
+static __always_inline struct kd_tstate *
+kd_tstate_get(u32 tid)
+{
+    struct kd_tstate zero = {};
+    struct kd_tstate *st = tstate.lookup_or_try_init(&tid, &zero);
+
+    if (!st) {
+        kd_map_full(KD_MAP_TSTATE);
+    }
+    return st;
+}
+
+static __always_inline struct kd_tstats *
+kd_tstats_get(u32 tid)
+{
+    struct kd_tstats zero = {};
+    struct kd_tstats *st = tstats.lookup_or_try_init(&tid, &zero);
+
+    if (!st) {
+        kd_map_full(KD_MAP_TSTATS);
+    }
+    return st;
+}
+
+static __always_inline void
+kd_stat_add(struct kd_stat *stat, u64 delta)
+{
+    stat->count++;
+    stat->total_ns += delta;
+    if (delta > stat->max_ns) {
+        stat->max_ns = delta;
+    }
+    if (stat->min_ns == 0 || delta < stat->min_ns) {
+        stat->min_ns = delta;
+    }
+}
+
+static __always_inline u32
+kd_task_u32(void *task, int offset)
+{
+    u32 val = 0;
+
+    bpf_probe_read_kernel(&val, sizeof val, task + offset);
+    return val;
+}
+
+static __always_inline u64
+kd_task_state(void *task)
+{
+    u64 state = 0;
+
+    bpf_probe_read_kernel(&state, KD_SIZE_TASK_STATE,
+                          task + KD_OFF_TASK_STATE);
+    return state;
+}
+
+/*
+ * Syscalls.
+ */
+RAW_TRACEPOINT_PROBE(sys_enter)
+{
+    struct kd_tstate *st;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+
+    u64 now = bpf_ktime_get_ns();
+
+    st = kd_tstate_get(tid);
+    if (!st) {
+        return 0;
+    }
+    st->syscall_ts = now;
+
+    /* Long poll: the time from the return of one poll() to the start of
+     * the next one. */
+    if (ctx->args[1] == KD_SYSCALL_POLL && st->poll_ts) {
+        struct kd_tstats *stats = kd_tstats_get(tid);
+
+        if (stats) {
+            kd_stat_add(&stats->poll, now - st->poll_ts);
+        }
+        st->poll_ts = 0;
+    }
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(sys_exit)
+{
+    struct kd_syscall_key key = {};
+    struct kd_stat zero = {};
+    struct kd_tstate *st;
+    struct kd_stat *stat;
+    u64 nr = 0;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+
+    u64 now = bpf_ktime_get_ns();
+
+    /* The syscall number as the kernel's syscall_get_nr() sees it. */
+    bpf_probe_read_kernel(&nr, sizeof nr,
+                          (void *) ctx->args[0] + KD_OFF_SYSCALL_NR);
+
+    st = kd_tstate_get(tid);
+    if (!st) {
+        return 0;
+    }
+    if (nr == KD_SYSCALL_POLL) {
+        st->poll_ts = now;
+    }
+    if (!st->syscall_ts) {
+        return 0;
+    }
+
+    key.tid = tid;
+    key.nr = nr;
+    stat = syscalls.lookup_or_try_init(&key, &zero);
+    if (stat) {
+        kd_stat_add(stat, now - st->syscall_ts);
+    } else {
+        kd_map_full(KD_MAP_SYSCALLS);
+    }
+    st->syscall_ts = 0;
+    return 0;
+}
+
+/*
+ * Scheduler: run, ready (run-queue wait) and stopped time.
+ */
+static __always_inline void
+kd_wakeup(void *task)
+{
+    struct kd_tstate *st;
+
+    if (kd_task_u32(task, KD_OFF_TASK_TGID) != KD_TGID || !kd_capturing()) {
+        return;
+    }
+
+    u32 tid = kd_task_u32(task, KD_OFF_TASK_PID);
+    u64 now = bpf_ktime_get_ns();
+
+    st = kd_tstate_get(tid);
+    if (!st) {
+        return;
+    }
+    st->ready_ts = now;
+
+    /* A stopped thread ends its stop when SIGCONT wakes it up. */
+    if (st->stop_ts) {
+        struct kd_tstats *stats = kd_tstats_get(tid);
+
+        if (stats) {
+            kd_stat_add(&stats->stop, now - st->stop_ts);
+        }
+        st->stop_ts = 0;
+    }
+}
+
+RAW_TRACEPOINT_PROBE(sched_wakeup)
+{
+    kd_wakeup((void *) ctx->args[0]);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(sched_wakeup_new)
+{
+    kd_wakeup((void *) ctx->args[0]);
+    return 0;
+}
+
+/* TP_PROTO(bool preempt, struct task_struct *prev,
+ *          struct task_struct *next, ...).  When it fires, 'current' is
+ * still 'prev'. */
+RAW_TRACEPOINT_PROBE(sched_switch)
+{
+    u64 prev_pid_tgid = bpf_get_current_pid_tgid();
+    void *next = (void *) ctx->args[2];
+    struct kd_tstats *stats;
+    struct kd_tstate *st;
+    bool prev_ours = (prev_pid_tgid >> 32) == KD_TGID;
+    bool next_ours;
+    u64 now = 0;
+
+    next_ours = kd_task_u32(next, KD_OFF_TASK_TGID) == KD_TGID;
+    if ((!prev_ours && !next_ours) || !kd_capturing()) {
+        return 0;
+    }
+    now = bpf_ktime_get_ns();
+
+    if (prev_ours) {
+        u32 tid = (u32) prev_pid_tgid;
+        u64 state = kd_task_state((void *) ctx->args[1]);
+
+        st = kd_tstate_get(tid);
+        if (st) {
+            /* Still runnable (preempted, or yielding): it now waits in
+             * the run queue.  Stopped: it waits for SIGCONT. */
+            if (ctx->args[0] || state == KD_TASK_RUNNING) {
+                st->ready_ts = now;
+            } else if (state & KD_TASK_STOPPED) {
+                st->stop_ts = now;
+            }
+            if (st->run_ts) {
+                stats = kd_tstats_get(tid);
+                if (stats) {
+                    kd_stat_add(&stats->run, now - st->run_ts);
+                }
+                st->run_ts = 0;
+            }
+        }
+    }
+
+    if (next_ours) {
+        u32 tid = kd_task_u32(next, KD_OFF_TASK_PID);
+
+        st = kd_tstate_get(tid);
+        if (st) {
+            if (st->ready_ts) {
+                stats = kd_tstats_get(tid);
+                if (stats) {
+                    kd_stat_add(&stats->ready, now - st->ready_ts);
+                }
+                st->ready_ts = 0;
+            }
+            st->run_ts = now;
+        }
+    }
+    return 0;
+}
+
+/* Keeps the name of every thread of the target that exits, so that the
+ * report can name threads that are gone. */
+RAW_TRACEPOINT_PROBE(sched_process_exit)
+{
+    struct kd_name name = {};
+    u64 pid_tgid = bpf_get_current_pid_tgid();
+    u32 tid = (u32) pid_tgid;
+
+    if ((pid_tgid >> 32) != KD_TGID) {
+        return 0;
+    }
+    bpf_get_current_comm(&name.comm, sizeof name.comm);
+    if (names.update(&tid, &name)) {
+        kd_map_full(KD_MAP_NAMES);
+    }
+    return 0;
+}
+
+/*
+ * Hard interrupts, charged to the target thread they interrupted.
+ * TP_PROTO(int irq, struct irqaction *action[, int ret]).
+ */
+RAW_TRACEPOINT_PROBE(irq_handler_entry)
+{
+    struct kd_tstate *st;
+    const char *name = NULL;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+    st = kd_tstate_get(tid);
+    if (!st) {
+        return 0;
+    }
+    bpf_probe_read_kernel(&name, sizeof name,
+                          (void *) ctx->args[1] + KD_OFF_IRQ_NAME);
+    __builtin_memset(st->hardirq_name, 0, sizeof st->hardirq_name);
+    bpf_probe_read_kernel_str(st->hardirq_name, sizeof st->hardirq_name,
+                              name);
+    st->hardirq_ts = bpf_ktime_get_ns();
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(irq_handler_exit)
+{
+    struct kd_hardirq_key key = {};
+    struct kd_stat zero = {};
+    struct kd_tstate *st;
+    struct kd_stat *stat;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+    st = tstate.lookup(&tid);
+    if (!st || !st->hardirq_ts) {
+        return 0;
+    }
+    if ((int) ctx->args[2] != KD_IRQ_NONE) {
+        key.tid = tid;
+        __builtin_memcpy(key.name, st->hardirq_name, sizeof key.name);
+        stat = hardirqs.lookup_or_try_init(&key, &zero);
+        if (stat) {
+            kd_stat_add(stat, bpf_ktime_get_ns() - st->hardirq_ts);
+        } else {
+            kd_map_full(KD_MAP_HARDIRQS);
+        }
+    }
+    st->hardirq_ts = 0;
+    return 0;
+}
+
+/*
+ * Soft interrupts run on the back of the target's thread.
+ * TP_PROTO(unsigned int vec_nr).
+ */
+RAW_TRACEPOINT_PROBE(softirq_entry)
+{
+    struct kd_tstate *st;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+    st = kd_tstate_get(tid);
+    if (!st) {
+        return 0;
+    }
+    st->softirq_vec = (u32) ctx->args[0];
+    st->softirq_ts = bpf_ktime_get_ns();
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(softirq_exit)
+{
+    struct kd_softirq_key key = {};
+    struct kd_stat zero = {};
+    struct kd_tstate *st;
+    struct kd_stat *stat;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+    st = tstate.lookup(&tid);
+    if (!st || !st->softirq_ts) {
+        return 0;
+    }
+    key.tid = tid;
+    key.vec = st->softirq_vec;
+    stat = softirqs.lookup_or_try_init(&key, &zero);
+    if (stat) {
+        kd_stat_add(stat, bpf_ktime_get_ns() - st->softirq_ts);
+    } else {
+        kd_map_full(KD_MAP_SOFTIRQS);
+    }
+    st->softirq_ts = 0;
+    return 0;
+}

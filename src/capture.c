@@ -1,0 +1,297 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "capture.h"
+
+#include <bcc/bcc_common.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "maps.h"
+#include "options.h"
+#include "syscalls.h"
+#include "template.h"
+#include "util.h"
+
+static const char *const kd_full_map_names[] = {
+#define KD_MAP_FULL(ID, NAME) NAME,
+    KD_FULL_MAPS
+#undef KD_MAP_FULL
+};
+
+const char *
+kd_capture_map_name(enum kd_full_map map)
+{
+    return map < KD_N_FULL_MAPS ? kd_full_map_names[map] : "?";
+}
+
+int
+kd_capture_source(const struct kd_options *options, unsigned int tgid,
+                  const struct kd_layout *layout, char **text, char **error)
+{
+    char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
+    int poll = kd_syscall_nr("poll");
+
+    (void) options;
+    snprintf(s_tgid, sizeof s_tgid, "%u", tgid);
+    /* Without a poll syscall (e.g. arm64), -1 matches no number. */
+    snprintf(s_poll, sizeof s_poll, "%d", poll >= 0 ? poll : -1);
+    snprintf(s_threads, sizeof s_threads, "%d", KD_MAX_THREADS);
+    snprintf(s_syscalls, sizeof s_syscalls, "%d", KD_MAX_SYSCALL_ENTRIES);
+    snprintf(s_irqs, sizeof s_irqs, "%d", KD_MAX_IRQ_ENTRIES);
+
+    const struct kd_subst substs[] = {
+        { "INCLUDES", layout->includes },
+        { "TGID", s_tgid },
+        { "OFF_TASK_PID", layout->task_pid },
+        { "OFF_TASK_TGID", layout->task_tgid },
+        { "OFF_TASK_STATE", layout->task_state },
+        { "SIZE_TASK_STATE", layout->task_state_size },
+        { "OFF_IRQACTION_NAME", layout->irqaction_name },
+        { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
+        { "SYSCALL_POLL", s_poll },
+        { "MAX_THREADS", s_threads },
+        { "MAX_SYSCALL_ENTRIES", s_syscalls },
+        { "MAX_IRQ_ENTRIES", s_irqs },
+    };
+    return kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
+                              text, error);
+}
+
+static double
+kd_elapsed(const struct timespec *start)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - start->tv_sec)
+           + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* Checks that map 'name' has the key and value sizes user space expects,
+ * so that the template and sample.h cannot drift apart unnoticed. */
+static int
+kd_capture_check_map(struct kd_capture *c, const char *name,
+                     size_t key_size, size_t value_size, char **error)
+{
+    void *module = c->prog.module;
+    size_t k = bpf_table_key_size(module, name);
+    size_t v = bpf_table_leaf_size(module, name);
+
+    if (k != key_size || v != value_size) {
+        *error = kd_xasprintf("Internal error: map '%s' has key/value sizes "
+                              "%zu/%zu, expected %zu/%zu", name, k, v,
+                              key_size, value_size);
+        return EPROTO;
+    }
+    return 0;
+}
+
+int
+kd_capture_open(struct kd_capture *c, const struct kd_options *options,
+                unsigned int tgid, char **error)
+{
+    struct kd_layout layout;
+    struct timespec start;
+    char *text = NULL;
+    int err;
+
+    memset(c, 0, sizeof *c);
+    c->prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
+    c->tgid = tgid;
+    c->capture_fd = c->map_full_fd = -1;
+    *error = NULL;
+
+    err = kd_layout_init(&layout, getenv("KERNEL_DELAY_NO_BTF") != NULL,
+                         error);
+    if (err) {
+        goto cleanup;
+    }
+    if (options->debug) {
+        fprintf(stderr, "kernel_delay: kernel layout from %s: "
+                "task_struct.pid @%s, .tgid @%s, .%s @%s (%s bytes), "
+                "irqaction.name @%s, pt_regs syscall nr @%s\n",
+                layout.from_btf ? "BTF" : "kernel headers (no BTF)",
+                layout.task_pid, layout.task_tgid, layout.state_field,
+                layout.task_state, layout.task_state_size,
+                layout.irqaction_name, layout.syscall_nr);
+    }
+
+    err = kd_capture_source(options, tgid, &layout, &text, error);
+    if (err) {
+        /* The template and this program disagree: a bug of ours. */
+        err = EPROTO;
+        goto cleanup;
+    }
+
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    err = kd_program_compile(&c->prog, text, options->debug, error);
+    if (err) {
+        goto cleanup;
+    }
+    if (options->debug) {
+        fprintf(stderr, "kernel_delay: compiled in %.3f s\n",
+                kd_elapsed(&start));
+    }
+
+    static const struct {
+        const char *name;
+        size_t key_size;
+        size_t value_size;
+    } maps[] = {
+        { "tstats", sizeof(uint32_t), sizeof(struct kd_tstats) },
+        { "syscalls", sizeof(struct kd_syscall_key),
+          sizeof(struct kd_stat) },
+        { "hardirqs", sizeof(struct kd_hardirq_key),
+          sizeof(struct kd_stat) },
+        { "softirqs", sizeof(struct kd_softirq_key),
+          sizeof(struct kd_stat) },
+        { "names", sizeof(uint32_t), sizeof(struct kd_name) },
+        { "capture_on", sizeof(uint32_t), sizeof(uint64_t) },
+        { "map_full", sizeof(uint32_t), sizeof(uint64_t) },
+    };
+    for (size_t i = 0; i < KD_ARRAY_SIZE(maps); i++) {
+        err = kd_capture_check_map(c, maps[i].name, maps[i].key_size,
+                                   maps[i].value_size, error);
+        if (err) {
+            goto cleanup;
+        }
+    }
+    c->capture_fd = kd_program_map_fd(&c->prog, "capture_on");
+    c->map_full_fd = kd_program_map_fd(&c->prog, "map_full");
+
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
+                                            error);
+    if (err) {
+        goto cleanup;
+    }
+    if (options->debug) {
+        fprintf(stderr, "kernel_delay: loaded and attached %zu functions "
+                "in %.3f s\n", c->prog.n_links, kd_elapsed(&start));
+    }
+
+cleanup:
+    free(text);
+    return err;
+}
+
+int
+kd_capture_set(struct kd_capture *c, uint64_t state)
+{
+    return kd_map_set_u64(c->capture_fd, 0, state);
+}
+
+/* Reads and empties map 'name' into a new array of entries. */
+static int
+kd_capture_read_map(struct kd_capture *c, const char *name,
+                    const struct kd_map_layout *layout, void **entries,
+                    size_t *n, char **error)
+{
+    int fd = kd_program_map_fd(&c->prog, name);
+    size_t max = bpf_table_max_entries(c->prog.module, name);
+    int err = kd_map_read(fd, layout, max, true, entries, n);
+
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map '%s': %s", name,
+                              strerror(err));
+    }
+    return err;
+}
+
+#define KD_LAYOUT(KEY_SIZE, TYPE, MEMBER)               \
+    ((struct kd_map_layout) {                           \
+        .key_size = KEY_SIZE,                           \
+        .value_size = sizeof(((TYPE *) 0)->MEMBER),     \
+        .value_offset = offsetof(TYPE, MEMBER),         \
+        .entry_size = sizeof(TYPE),                     \
+    })
+
+int
+kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
+                   uint64_t lost[KD_N_FULL_MAPS], char **error)
+{
+    struct kd_map_layout l;
+    void *entries;
+    int err;
+
+    *error = NULL;
+    s->pid = c->tgid;
+
+    l = KD_LAYOUT(sizeof(struct kd_syscall_key), struct kd_syscall_entry,
+                  stat);
+    err = kd_capture_read_map(c, "syscalls", &l, &entries, &s->n_syscalls,
+                              error);
+    if (err) {
+        return err;
+    }
+    s->syscalls = entries;
+
+    l = KD_LAYOUT(sizeof(uint32_t), struct kd_tstats_entry, stats);
+    err = kd_capture_read_map(c, "tstats", &l, &entries, &s->n_tstats,
+                              error);
+    if (err) {
+        return err;
+    }
+    s->tstats = entries;
+
+    l = KD_LAYOUT(sizeof(struct kd_hardirq_key), struct kd_hardirq_entry,
+                  stat);
+    err = kd_capture_read_map(c, "hardirqs", &l, &entries, &s->n_hardirqs,
+                              error);
+    if (err) {
+        return err;
+    }
+    s->hardirqs = entries;
+
+    l = KD_LAYOUT(sizeof(struct kd_softirq_key), struct kd_softirq_entry,
+                  stat);
+    err = kd_capture_read_map(c, "softirqs", &l, &entries, &s->n_softirqs,
+                              error);
+    if (err) {
+        return err;
+    }
+    s->softirqs = entries;
+
+    l = KD_LAYOUT(sizeof(uint32_t), struct kd_name_entry, name);
+    err = kd_capture_read_map(c, "names", &l, &entries, &s->n_names, error);
+    if (err) {
+        return err;
+    }
+    s->names = entries;
+
+    /* The intervals in progress must not carry over to the next sample. */
+    l = (struct kd_map_layout) {
+        .key_size = sizeof(uint32_t),
+        .value_size = bpf_table_leaf_size(c->prog.module, "tstate"),
+        .value_offset = sizeof(uint32_t),
+        .entry_size = sizeof(uint32_t)
+                      + bpf_table_leaf_size(c->prog.module, "tstate"),
+    };
+    err = kd_map_clear(kd_program_map_fd(&c->prog, "tstate"), &l,
+                       bpf_table_max_entries(c->prog.module, "tstate"));
+    if (err) {
+        *error = kd_xasprintf("Failed to clear eBPF map 'tstate': %s",
+                              strerror(err));
+        return err;
+    }
+
+    err = kd_map_percpu_sums(c->map_full_fd, lost, KD_N_FULL_MAPS, true);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
+                              strerror(err));
+    }
+    return err;
+}
+
+void
+kd_capture_close(struct kd_capture *c)
+{
+    kd_program_close(&c->prog);
+}

@@ -1,0 +1,80 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_CAPTURE_H
+#define KD_CAPTURE_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "program.h"
+#include "sample.h"
+
+struct kd_options;
+
+/* Sizes of the eBPF maps. */
+#define KD_MAX_THREADS          8192
+#define KD_MAX_SYSCALL_ENTRIES  65536
+#define KD_MAX_IRQ_ENTRIES      16384
+
+/* Values of the capture_on map, as the eBPF program reads them. */
+#define KD_CAPTURE_IDLE     0
+#define KD_CAPTURE_ON       1
+#define KD_CAPTURE_STOPPED  0xffff
+
+/* The maps that can fill up, in the order of the eBPF program's
+ * enum kd_map_id; KD_MAP_FULL(ID, NAME). */
+#define KD_FULL_MAPS                \
+    KD_MAP_FULL(TSTATE, "tstate")   \
+    KD_MAP_FULL(TSTATS, "tstats")   \
+    KD_MAP_FULL(SYSCALLS, "syscalls") \
+    KD_MAP_FULL(HARDIRQS, "hardirqs") \
+    KD_MAP_FULL(SOFTIRQS, "softirqs") \
+    KD_MAP_FULL(NAMES, "names")
+
+enum kd_full_map {
+#define KD_MAP_FULL(ID, NAME) KD_FULL_##ID,
+    KD_FULL_MAPS
+#undef KD_MAP_FULL
+    KD_N_FULL_MAPS
+};
+
+/* The eBPF side of a capture: the program, loaded and attached, and its
+ * maps. */
+struct kd_capture {
+    struct kd_program prog;
+    unsigned int tgid;
+    int capture_fd;
+    int map_full_fd;
+};
+
+/* Builds the eBPF program's source for 'options' and target 'tgid' with
+ * kernel layout 'layout'.  Touches nothing in the kernel.  Returns 0 and
+ * the text in '*text', or a positive errno and '*error'. */
+int kd_capture_source(const struct kd_options *, unsigned int tgid,
+                      const struct kd_layout *, char **text, char **error);
+
+/* Compiles, loads and attaches the program for 'options' and 'tgid'.
+ * Returns 0 or a positive errno with a message in '*error'.  Call
+ * kd_capture_close() in any case. */
+int kd_capture_open(struct kd_capture *, const struct kd_options *,
+                    unsigned int tgid, char **error);
+
+/* Sets the capture state (KD_CAPTURE_*). */
+int kd_capture_set(struct kd_capture *, uint64_t state);
+
+/* Reads the statistics of the sample that just ended into 'sample' and
+ * empties the maps for the next one.  '*lost' receives, per map, how many
+ * entries could not be created because it was full. */
+int kd_capture_collect(struct kd_capture *, struct kd_sample *,
+                       uint64_t lost[KD_N_FULL_MAPS], char **error);
+
+/* Name of map KD_FULL_ID. */
+const char *kd_capture_map_name(enum kd_full_map);
+
+void kd_capture_close(struct kd_capture *);
+
+#endif /* capture.h */

@@ -1,0 +1,195 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "layout.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "util.h"
+
+/* The member of struct pt_regs that holds the syscall number, as the
+ * kernel's syscall_get_nr() reads it. */
+#if defined(__x86_64__)
+#define KD_PT_REGS_SYSCALL_NR "orig_ax"
+#elif defined(__aarch64__)
+#define KD_PT_REGS_SYSCALL_NR "syscallno"
+#elif defined(__s390x__)
+#define KD_PT_REGS_SYSCALL_NR "int_code"
+#else
+#error "kernel_delay does not know this architecture's struct pt_regs"
+#endif
+
+/* Finds member 'field' of struct 'name' in 'btf', descending into
+ * anonymous structs and unions.  Returns its byte offset, or -1. */
+static long
+kd_btf_member_offset(const struct btf *btf, int type_id, const char *field,
+                     long base, long *size)
+{
+    const struct btf_type *t = btf__type_by_id(btf, type_id);
+    const struct btf_member *m;
+
+    if (!t || (!btf_is_struct(t) && !btf_is_union(t))) {
+        return -1;
+    }
+    m = btf_members(t);
+    for (int i = 0; i < btf_vlen(t); i++, m++) {
+        const char *mname = btf__name_by_offset(btf, m->name_off);
+        long off = base + btf_member_bit_offset(t, i) / 8;
+
+        if (mname && !strcmp(mname, field)) {
+            if (size) {
+                *size = btf__resolve_size(btf, m->type);
+            }
+            return off;
+        }
+        if (!mname || !mname[0]) {
+            long found = kd_btf_member_offset(btf, m->type, field, off,
+                                              size);
+            if (found >= 0) {
+                return found;
+            }
+        }
+    }
+    return -1;
+}
+
+static int
+kd_btf_offset(const struct btf *btf, const char *sname, const char *field,
+              long *offset, long *size, char **error)
+{
+    int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+    if (id < 0) {
+        *error = kd_xasprintf("BTF has no struct %s", sname);
+        return ENOENT;
+    }
+    *offset = kd_btf_member_offset(btf, id, field, 0, size);
+    if (*offset < 0) {
+        *error = kd_xasprintf("BTF struct %s has no member %s", sname,
+                              field);
+        return ENOENT;
+    }
+    return 0;
+}
+
+static int
+kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
+                   char **error)
+{
+    long off, size;
+    int error_;
+
+    error_ = kd_btf_offset(btf, "task_struct", "pid", &off, NULL, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->task_pid, sizeof layout->task_pid, "%ld", off);
+
+    error_ = kd_btf_offset(btf, "task_struct", "tgid", &off, NULL, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->task_tgid, sizeof layout->task_tgid, "%ld", off);
+
+    layout->state_field = "__state";
+    error_ = kd_btf_offset(btf, "task_struct", "__state", &off, &size,
+                           error);
+    if (error_) {
+        free(*error);
+        *error = NULL;
+        layout->state_field = "state";
+        error_ = kd_btf_offset(btf, "task_struct", "state", &off, &size,
+                               error);
+        if (error_) {
+            return error_;
+        }
+    }
+    if (size <= 0 || size > 8) {
+        *error = kd_xasprintf("BTF task_struct.%s has size %ld",
+                              layout->state_field, size);
+        return EINVAL;
+    }
+    snprintf(layout->task_state, sizeof layout->task_state, "%ld", off);
+    snprintf(layout->task_state_size, sizeof layout->task_state_size,
+             "%ld", size);
+
+    error_ = kd_btf_offset(btf, "irqaction", "name", &off, NULL, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->irqaction_name, sizeof layout->irqaction_name, "%ld",
+             off);
+
+    error_ = kd_btf_offset(btf, "pt_regs", KD_PT_REGS_SYSCALL_NR, &off,
+                           NULL, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->syscall_nr, sizeof layout->syscall_nr, "%ld", off);
+
+    layout->includes = "";
+    layout->from_btf = true;
+    return 0;
+}
+
+/* Without BTF: let libbcc resolve the layout from the kernel headers. */
+static void
+kd_layout_from_headers(struct kd_layout *layout)
+{
+    struct utsname uts;
+    unsigned int major = 0, minor = 0;
+
+    /* task_struct.state became __state in Linux 5.14. */
+    if (!uname(&uts)) {
+        sscanf(uts.release, "%u.%u", &major, &minor);
+    }
+    layout->state_field = (major > 5 || (major == 5 && minor >= 14))
+                          ? "__state" : "state";
+    layout->from_btf = false;
+    layout->includes = "#include <linux/sched.h>\n"
+                       "#include <linux/interrupt.h>\n"
+                       "#include <asm/ptrace.h>";
+    snprintf(layout->task_pid, sizeof layout->task_pid,
+             "offsetof(struct task_struct, pid)");
+    snprintf(layout->task_tgid, sizeof layout->task_tgid,
+             "offsetof(struct task_struct, tgid)");
+    snprintf(layout->task_state, sizeof layout->task_state,
+             "offsetof(struct task_struct, %s)", layout->state_field);
+    snprintf(layout->task_state_size, sizeof layout->task_state_size,
+             "sizeof(((struct task_struct *) 0)->%s)", layout->state_field);
+    snprintf(layout->irqaction_name, sizeof layout->irqaction_name,
+             "offsetof(struct irqaction, name)");
+    snprintf(layout->syscall_nr, sizeof layout->syscall_nr,
+             "offsetof(struct pt_regs, %s)", KD_PT_REGS_SYSCALL_NR);
+}
+
+int
+kd_layout_init(struct kd_layout *layout, bool no_btf, char **error)
+{
+    struct btf *btf;
+    int error_;
+
+    memset(layout, 0, sizeof *layout);
+    *error = NULL;
+    if (no_btf) {
+        kd_layout_from_headers(layout);
+        return 0;
+    }
+
+    btf = btf__load_vmlinux_btf();
+    if (!btf) {
+        kd_layout_from_headers(layout);
+        return 0;
+    }
+    error_ = kd_layout_from_btf(layout, btf, error);
+    btf__free(btf);
+    return error_;
+}

@@ -1,0 +1,503 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#ifndef KD_VERSION
+#define KD_VERSION "unknown"
+#endif
+
+const struct kd_options kd_options_defaults = {
+    .debug = 0,
+    .pid = 0,
+    .syscall_events = false,
+    .syscall_events_ns = 0,
+    .buffer_page_count = 1024,
+    .sample_count = 1,
+    .sample_interval = 0,
+    .sample_time = 0.5,
+    .skip_syscall_poll_events = false,
+    .skip_upcall_stats = false,
+    .stack_trace_size = 4096,
+    .start_trigger = NULL,
+    .stop_trigger = NULL,
+    .trigger_delta = 0,
+};
+
+/* The options, in the reference's order.  ARG is NONE, REQUIRED or
+ * OPTIONAL (the reference's nargs="?", which takes the next word when it
+ * does not look like an option). */
+#define KD_OPTIONS                                                      \
+    KD_OPTION(HELP, 'h', "help", NONE, NULL)                            \
+    KD_OPTION(DEBUG, 'D', "debug", OPTIONAL, "DEBUG")                   \
+    KD_OPTION(PID, 'p', "pid", REQUIRED, "VSWITCHD_PID")                \
+    KD_OPTION(SYSCALL_EVENTS, 's', "syscall-events", OPTIONAL,          \
+              "DURATION_NS")                                            \
+    KD_OPTION(BUFFER_PAGE_COUNT, 0, "buffer-page-count", REQUIRED,      \
+              "NUMBER")                                                 \
+    KD_OPTION(SAMPLE_COUNT, 0, "sample-count", REQUIRED, "RUNS")        \
+    KD_OPTION(SAMPLE_INTERVAL, 0, "sample-interval", REQUIRED,          \
+              "SECONDS")                                                \
+    KD_OPTION(SAMPLE_TIME, 0, "sample-time", REQUIRED, "SECONDS")       \
+    KD_OPTION(SKIP_SYSCALL_POLL_EVENTS, 0, "skip-syscall-poll-events",  \
+              NONE, NULL)                                               \
+    KD_OPTION(SKIP_UPCALL_STATS, 0, "skip-upcall-stats", NONE, NULL)    \
+    KD_OPTION(STACK_TRACE_SIZE, 0, "stack-trace-size", REQUIRED,        \
+              "STACK_TRACE_SIZE")                                       \
+    KD_OPTION(START_TRIGGER, 0, "start-trigger", REQUIRED, "TRIGGER")   \
+    KD_OPTION(STOP_TRIGGER, 0, "stop-trigger", REQUIRED, "TRIGGER")     \
+    KD_OPTION(TRIGGER_DELTA, 0, "trigger-delta", OPTIONAL,              \
+              "DURATION_NS")                                            \
+    KD_OPTION(VERSION, 0, "version", NONE, NULL)
+
+enum kd_option_id {
+#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR) KD_OPT_##ID,
+    KD_OPTIONS
+#undef KD_OPTION
+    KD_N_OPTIONS
+};
+
+enum kd_option_arg {
+    KD_ARG_NONE,
+    KD_ARG_REQUIRED,
+    KD_ARG_OPTIONAL,
+};
+
+struct kd_option_def {
+    enum kd_option_id id;
+    char short_name;
+    const char *long_name;
+    enum kd_option_arg arg;
+    const char *metavar;
+};
+
+static const struct kd_option_def kd_option_defs[] = {
+#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR) \
+    { KD_OPT_##ID, SHORT, LONG, KD_ARG_##ARG, METAVAR },
+    KD_OPTIONS
+#undef KD_OPTION
+};
+
+static const char kd_usage[] =
+"usage: kernel_delay [-h] [-D [DEBUG]] [-p VSWITCHD_PID] [-s [DURATION_NS]]\n"
+"                    [--buffer-page-count NUMBER] [--sample-count RUNS]\n"
+"                    [--sample-interval SECONDS] [--sample-time SECONDS]\n"
+"                    [--skip-syscall-poll-events] [--skip-upcall-stats]\n"
+"                    [--stack-trace-size STACK_TRACE_SIZE]\n"
+"                    [--start-trigger TRIGGER] [--stop-trigger TRIGGER]\n"
+"                    [--trigger-delta [DURATION_NS]] [--version]\n";
+
+static const char kd_help[] =
+"\n"
+"Reports, per thread of one process (by default the running ovs-vswitchd),\n"
+"what the kernel did to it over a sample: syscall counts and latencies,\n"
+"poll-to-poll gaps, time on CPU, waiting in the run queue and stopped, and\n"
+"hard and soft interrupt time.  See kernel_delay(8).\n"
+"\n"
+"options:\n"
+"  -h, --help            show this help message and exit\n"
+"  -D [DEBUG], --debug [DEBUG]\n"
+"                        Enable eBPF debugging\n"
+"  -p VSWITCHD_PID, --pid VSWITCHD_PID\n"
+"                        ovs-vswitch's PID\n"
+"  -s [DURATION_NS], --syscall-events [DURATION_NS]\n"
+"                        Record syscall events that take longer than\n"
+"                        DURATION_NS. Omit the duration value to record all\n"
+"                        syscall events\n"
+"  --buffer-page-count NUMBER\n"
+"                        Number of BPF ring buffer pages, default 1024\n"
+"  --sample-count RUNS   Number of sample runs, default 1\n"
+"  --sample-interval SECONDS\n"
+"                        Delay between sample runs, default 0\n"
+"  --sample-time SECONDS\n"
+"                        Sample time, default 0.5 seconds\n"
+"  --skip-syscall-poll-events\n"
+"                        Skip poll() syscalls with --syscall-events\n"
+"  --skip-upcall-stats   Skip the collection of upcall statistics\n"
+"  --stack-trace-size STACK_TRACE_SIZE\n"
+"                        Number of unique stack traces that can be recorded,\n"
+"                        default 4096. 0 to disable\n"
+"  --start-trigger TRIGGER\n"
+"                        Start trigger, see documentation for details\n"
+"  --stop-trigger TRIGGER\n"
+"                        Stop trigger, see documentation for details\n"
+"  --trigger-delta [DURATION_NS]\n"
+"                        Only report event when the trigger duration >\n"
+"                        DURATION_NS, default 0 (all events)\n"
+"  --version             show the program's version and exit\n";
+
+unsigned int
+kd_next_power_of_two(unsigned int n)
+{
+    unsigned int p = 1;
+
+    while (p < n) {
+        p *= 2;
+    }
+    return p;
+}
+
+int
+kd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    const char *p = s;
+    uint64_t value = 0;
+
+    if (*p == '+') {
+        p++;
+    } else if (*p == '-' && isdigit((unsigned char) p[1])) {
+        /* A negative number: a number, but out of any unsigned range. */
+        for (p++; isdigit((unsigned char) *p); p++) {
+            continue;
+        }
+        return *p ? EINVAL : ERANGE;
+    }
+    if (!isdigit((unsigned char) *p)) {
+        return EINVAL;
+    }
+    for (; isdigit((unsigned char) *p); p++) {
+        unsigned int digit = *p - '0';
+
+        if (value > (UINT64_MAX - digit) / 10) {
+            /* Still check that the rest is a number. */
+            while (isdigit((unsigned char) *p)) {
+                p++;
+            }
+            return *p ? EINVAL : ERANGE;
+        }
+        value = value * 10 + digit;
+    }
+    if (*p) {
+        return EINVAL;
+    }
+    if (value < min || value > max) {
+        return ERANGE;
+    }
+    *out = value;
+    return 0;
+}
+
+int
+kd_parse_seconds(const char *s, double min, double max, double *out)
+{
+    char *end;
+    double value;
+
+    /* strtod() also takes hexadecimal, "inf" and "nan": accept plain
+     * decimal notation only. */
+    for (const char *p = s; *p; p++) {
+        if (!isdigit((unsigned char) *p) && !strchr("+-.eE", *p)) {
+            return EINVAL;
+        }
+    }
+    errno = 0;
+    value = strtod(s, &end);
+    if (end == s || *end) {
+        return EINVAL;
+    }
+    if (errno == ERANGE || !isfinite(value) || value < min || value > max) {
+        return ERANGE;
+    }
+    *out = value;
+    return 0;
+}
+
+/* The option as argparse names it in errors: "-p/--pid". */
+static void
+kd_option_display(const struct kd_option_def *def, char *buf, size_t size)
+{
+    if (def->short_name) {
+        snprintf(buf, size, "-%c/--%s", def->short_name, def->long_name);
+    } else {
+        snprintf(buf, size, "--%s", def->long_name);
+    }
+}
+
+static int
+kd_usage_error(FILE *err, const char *format, ...)
+    KD_PRINTF_FORMAT(2, 3);
+
+static int
+kd_usage_error(FILE *err, const char *format, ...)
+{
+    va_list args;
+
+    fputs(kd_usage, err);
+    fputs("kernel_delay: error: ", err);
+    va_start(args, format);
+    vfprintf(err, format, args);
+    va_end(args);
+    fputc('\n', err);
+    return 2;
+}
+
+static int
+kd_arg_error(FILE *err, const struct kd_option_def *def, const char *why)
+{
+    char name[64];
+
+    kd_option_display(def, name, sizeof name);
+    return kd_usage_error(err, "argument %s: %s", name, why);
+}
+
+/* An unsigned integer option, with the reference's messages for what it
+ * rejects and ours for what it let through. */
+static int
+kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
+            uint64_t min, uint64_t max, uint64_t *out)
+{
+    char why[128];
+
+    switch (kd_parse_u64(arg, min, max, out)) {
+    case 0:
+        return -1;
+    case EINVAL:
+        return kd_arg_error(err, def, "must be an integer");
+    default:
+        if (arg[0] == '-') {
+            return kd_arg_error(err, def, "must be positive");
+        }
+        if (min > 0 && arg[strspn(arg, "+0")] == '\0') {
+            return kd_arg_error(err, def, "must be nonzero");
+        }
+        snprintf(why, sizeof why, "must be at most %" PRIu64, max);
+        return kd_arg_error(err, def, why);
+    }
+}
+
+static int
+kd_get_seconds(FILE *err, const struct kd_option_def *def, const char *arg,
+               double min, double *out)
+{
+    char why[128];
+
+    switch (kd_parse_seconds(arg, min, KD_MAX_SECONDS, out)) {
+    case 0:
+        return -1;
+    case EINVAL:
+        snprintf(why, sizeof why, "invalid float value: '%s'", arg);
+        return kd_arg_error(err, def, why);
+    default:
+        snprintf(why, sizeof why, "must be %s and at most %d seconds",
+                 min > 0 ? "greater than 0" : "0 or more", KD_MAX_SECONDS);
+        return kd_arg_error(err, def, why);
+    }
+}
+
+static int
+kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
+                const char *arg, FILE *out, FILE *err)
+{
+    uint64_t u = 0;
+    int status = -1;
+
+    switch (def->id) {
+    case KD_OPT_HELP:
+        fputs(kd_usage, out);
+        fputs(kd_help, out);
+        return 0;
+    case KD_OPT_VERSION:
+        fprintf(out, "kernel_delay %s\n", KD_VERSION);
+        return 0;
+    case KD_OPT_DEBUG:
+        u = 0x3f;
+        if (arg) {
+            status = kd_get_uint(err, def, arg, 0, 0xff, &u);
+        }
+        o->debug = u;
+        break;
+    case KD_OPT_PID:
+        status = kd_get_uint(err, def, arg, 0, KD_MAX_PID, &u);
+        o->pid = u;
+        break;
+    case KD_OPT_SYSCALL_EVENTS:
+        if (arg) {
+            status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
+        }
+        o->syscall_events = true;
+        o->syscall_events_ns = u;
+        break;
+    case KD_OPT_BUFFER_PAGE_COUNT:
+        status = kd_get_uint(err, def, arg, 0, KD_MAX_PAGE_COUNT, &u);
+        o->buffer_page_count = kd_next_power_of_two(u);
+        break;
+    case KD_OPT_SAMPLE_COUNT:
+        status = kd_get_uint(err, def, arg, 1, KD_MAX_SAMPLE_COUNT, &u);
+        o->sample_count = u;
+        break;
+    case KD_OPT_SAMPLE_INTERVAL:
+        status = kd_get_seconds(err, def, arg, 0, &o->sample_interval);
+        break;
+    case KD_OPT_SAMPLE_TIME:
+        status = kd_get_seconds(err, def, arg, 1e-9, &o->sample_time);
+        break;
+    case KD_OPT_SKIP_SYSCALL_POLL_EVENTS:
+        o->skip_syscall_poll_events = true;
+        break;
+    case KD_OPT_SKIP_UPCALL_STATS:
+        o->skip_upcall_stats = true;
+        break;
+    case KD_OPT_STACK_TRACE_SIZE:
+        status = kd_get_uint(err, def, arg, 0, KD_MAX_STACK_TRACES, &u);
+        o->stack_trace_size = u;
+        break;
+    case KD_OPT_START_TRIGGER:
+        o->start_trigger = arg;
+        break;
+    case KD_OPT_STOP_TRIGGER:
+        o->stop_trigger = arg;
+        break;
+    case KD_OPT_TRIGGER_DELTA:
+        if (arg) {
+            status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
+        }
+        o->trigger_delta = u;
+        break;
+    case KD_N_OPTIONS:
+    default:
+        abort();
+    }
+    return status;
+}
+
+/* argparse takes a word as an option's argument unless it looks like an
+ * option: it starts with '-' and is not a negative number. */
+static bool
+kd_looks_like_option(const char *s)
+{
+    if (s[0] != '-' || !s[1]) {
+        return false;
+    }
+    return !(isdigit((unsigned char) s[1])
+             || (s[1] == '.' && isdigit((unsigned char) s[2])));
+}
+
+/* Finds a long option by its name or, as argparse does, by an unambiguous
+ * prefix of it.  Returns NULL and reports the error otherwise. */
+static const struct kd_option_def *
+kd_find_long(const char *name, size_t len, const char *word, FILE *err,
+             int *status)
+{
+    const struct kd_option_def *found = NULL;
+    struct kd_ds matches = KD_DS_EMPTY_INITIALIZER;
+    int n = 0;
+
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_option_defs); i++) {
+        const struct kd_option_def *def = &kd_option_defs[i];
+
+        if (strlen(def->long_name) == len
+            && !strncmp(def->long_name, name, len)) {
+            kd_ds_destroy(&matches);
+            return def;
+        }
+        if (!strncmp(def->long_name, name, len)) {
+            kd_ds_put_format(&matches, "%s--%s", n ? ", " : "",
+                             def->long_name);
+            found = def;
+            n++;
+        }
+    }
+    if (n == 1) {
+        kd_ds_destroy(&matches);
+        return found;
+    }
+    if (n > 1) {
+        *status = kd_usage_error(err, "ambiguous option: --%.*s could "
+                                 "match %s", (int) len, name,
+                                 kd_ds_cstr(&matches));
+    } else {
+        *status = kd_usage_error(err, "unrecognized arguments: %s", word);
+    }
+    kd_ds_destroy(&matches);
+    return NULL;
+}
+
+int
+kd_options_parse(struct kd_options *options, int argc, char *argv[],
+                 FILE *out, FILE *err)
+{
+    *options = kd_options_defaults;
+
+    for (int i = 1; i < argc; i++) {
+        const struct kd_option_def *def = NULL;
+        const char *word = argv[i];
+        const char *arg = NULL;
+        bool attached = false;
+        int status = -1;
+
+        if (!strcmp(word, "--")) {
+            if (i + 1 < argc) {
+                return kd_usage_error(err, "unrecognized arguments: %s",
+                                      argv[i + 1]);
+            }
+            break;
+        } else if (!strncmp(word, "--", 2)) {
+            const char *name = word + 2;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t) (eq - name) : strlen(name);
+
+            def = kd_find_long(name, len, word, err, &status);
+            if (!def) {
+                return status;
+            }
+            if (eq) {
+                arg = eq + 1;
+                attached = true;
+            }
+        } else if (kd_looks_like_option(word)) {
+            for (size_t j = 0; j < KD_ARRAY_SIZE(kd_option_defs); j++) {
+                if (kd_option_defs[j].short_name == word[1]) {
+                    def = &kd_option_defs[j];
+                    break;
+                }
+            }
+            if (!def) {
+                return kd_usage_error(err, "unrecognized arguments: %s",
+                                      word);
+            }
+            if (word[2]) {
+                arg = word + 2;
+                attached = true;
+            }
+        } else {
+            return kd_usage_error(err, "unrecognized arguments: %s", word);
+        }
+
+        if (def->arg == KD_ARG_NONE && attached) {
+            char name[64];
+            char why[128];
+
+            kd_option_display(def, name, sizeof name);
+            if (word[1] == '-') {
+                snprintf(why, sizeof why, "ignored explicit argument '%s'",
+                         arg);
+                return kd_arg_error(err, def, why);
+            }
+            return kd_usage_error(err, "unrecognized arguments: %s", word);
+        }
+        if (!attached && def->arg != KD_ARG_NONE && i + 1 < argc
+            && !kd_looks_like_option(argv[i + 1])) {
+            arg = argv[++i];
+        }
+        if (!arg && def->arg == KD_ARG_REQUIRED) {
+            return kd_arg_error(err, def, "expected one argument");
+        }
+
+        status = kd_option_apply(options, def, arg, out, err);
+        if (status >= 0) {
+            return status;
+        }
+    }
+    return -1;
+}

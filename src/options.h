@@ -1,0 +1,60 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_OPTIONS_H
+#define KD_OPTIONS_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Command line options; the names, defaults and meanings are those of the
+ * reference kernel_delay.py.  kd_options_defaults holds the defaults. */
+struct kd_options {
+    unsigned int debug;             /* -D [FLAGS]: libbcc debug flags. */
+    unsigned int pid;               /* -p: 0 means find ovs-vswitchd. */
+    bool syscall_events;            /* -s [DURATION_NS] given. */
+    uint64_t syscall_events_ns;     /* Its duration, 0 for all. */
+    unsigned int buffer_page_count; /* Ring buffer pages, power of 2. */
+    unsigned int sample_count;
+    double sample_interval;         /* Seconds. */
+    double sample_time;             /* Seconds. */
+    bool skip_syscall_poll_events;
+    bool skip_upcall_stats;
+    unsigned int stack_trace_size;
+    const char *start_trigger;
+    const char *stop_trigger;
+    uint64_t trigger_delta;         /* ns. */
+};
+
+extern const struct kd_options kd_options_defaults;
+
+/* Largest values accepted; beyond the reference, which takes any. */
+#define KD_MAX_PID            4194304u  /* PID_MAX_LIMIT. */
+#define KD_MAX_SECONDS        31536000  /* One year. */
+#define KD_MAX_PAGE_COUNT     (1u << 20)
+#define KD_MAX_SAMPLE_COUNT   100000000u
+#define KD_MAX_STACK_TRACES   (1u << 20)
+
+/* Parses 'argv' into 'options' (first set to kd_options_defaults).
+ *
+ * Returns -1 when the program should go on, otherwise the exit status the
+ * program must exit with right away: 0 after --help or --version (printed
+ * on 'out'), 2 after a usage error (printed on 'err' as the reference's
+ * argparse does). */
+int kd_options_parse(struct kd_options *options, int argc, char *argv[],
+                     FILE *out, FILE *err);
+
+/* Smallest power of two >= n (n = 0 gives 1), as the reference rounds
+ * --buffer-page-count. */
+unsigned int kd_next_power_of_two(unsigned int n);
+
+/* Strict number parsing, after libbpf-tools' get_int(): the whole string
+ * must be a decimal number within [min, max].  Return 0 or EINVAL (not a
+ * number) or ERANGE (out of range). */
+int kd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int kd_parse_seconds(const char *s, double min, double max, double *out);
+
+#endif /* options.h */

@@ -1,0 +1,302 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "syscalls.h"
+
+/* Everything under a thread's first line is indented by the width of the
+ * "TID" and "THREAD" columns. */
+#define KD_INDENT "                            "
+
+const char *
+kd_format_thousands(uint64_t value, char buf[32])
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, value);
+    int out = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0) {
+            buf[out++] = ',';
+        }
+        buf[out++] = digits[i];
+    }
+    buf[out] = '\0';
+    return buf;
+}
+
+/* Number of bytes of the first 'max' UTF-8 characters of 's', and the
+ * number of characters they hold. */
+static size_t
+kd_utf8_prefix(const char *s, int max, int *chars)
+{
+    size_t i = 0;
+
+    *chars = 0;
+    while (s[i]) {
+        if (((unsigned char) s[i] & 0xc0) != 0x80) {
+            if (*chars == max) {
+                break;
+            }
+            (*chars)++;
+        }
+        i++;
+    }
+    return i;
+}
+
+void
+kd_put_field(struct kd_ds *ds, const char *s, int width, bool left,
+             bool truncate)
+{
+    int chars;
+    size_t len = kd_utf8_prefix(s, truncate ? width : -1, &chars);
+    int pad = chars < width ? width - chars : 0;
+
+    if (!left) {
+        for (int i = 0; i < pad; i++) {
+            kd_ds_put_char(ds, ' ');
+        }
+    }
+    kd_ds_put_buffer(ds, s, len);
+    if (left) {
+        for (int i = 0; i < pad; i++) {
+            kd_ds_put_char(ds, ' ');
+        }
+    }
+}
+
+void
+kd_report_timestamp(struct kd_ds *ds, const char *msg,
+                    const struct timespec *now)
+{
+    struct tm local, utc;
+    char date[64], hms[16];
+    long usec = now->tv_nsec / 1000;
+
+    localtime_r(&now->tv_sec, &local);
+    gmtime_r(&now->tv_sec, &utc);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &local);
+    strftime(hms, sizeof hms, "%H:%M:%S", &utc);
+
+    /* isoformat() leaves the fraction out when it is zero. */
+    if (usec) {
+        kd_ds_put_format(ds, "%s @%s.%06ld (%s UTC)\n", msg, date, usec,
+                         hms);
+    } else {
+        kd_ds_put_format(ds, "%s @%s (%s UTC)\n", msg, date, hms);
+    }
+}
+
+/* A "{:16,}" number. */
+static void
+kd_put_num(struct kd_ds *ds, uint64_t value, int width)
+{
+    char buf[32];
+
+    kd_put_field(ds, kd_format_thousands(value, buf), width, false, false);
+}
+
+/* The first line of a section after the first: a blank line, the title
+ * under the RESOURCE SPECIFIC column, then the column names. */
+static void
+kd_put_section(struct kd_ds *ds, const char *title, const char *columns)
+{
+    kd_ds_put_format(ds, "\n" KD_INDENT "%s\n" KD_INDENT "%s\n", title,
+                     columns);
+}
+
+static void
+kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
+{
+    uint64_t total_count = 0, total_ns = 0;
+    int poll = kd_syscall_nr("poll");
+
+    kd_ds_put_format(ds, "%-20s %6s  %10s  %16s  %16s\n",
+                     "NAME", "NUMBER", "COUNT", "TOTAL ns", "MAX ns");
+    for (size_t i = 0; i < t->n_syscalls; i++) {
+        const struct kd_syscall_entry *e = &t->syscalls[i];
+        char name[64];
+
+        kd_ds_put_cstr(ds, KD_INDENT);
+        kd_put_field(ds, kd_syscall_format(e->key.nr, name, sizeof name),
+                     20, true, true);
+        kd_ds_put_format(ds, " %6" PRIu32 "  %10" PRIu64 "  ", e->key.nr,
+                         e->stat.count);
+        kd_put_num(ds, e->stat.total_ns, 16);
+        kd_ds_put_cstr(ds, "  ");
+        kd_put_num(ds, e->stat.max_ns, 16);
+        kd_ds_put_char(ds, '\n');
+
+        if ((int64_t) e->key.nr != poll) {
+            total_count += e->stat.count;
+            total_ns += e->stat.total_ns;
+        }
+    }
+    if (total_count) {
+        kd_ds_put_format(ds, KD_INDENT "%-20s %6s  %10" PRIu64 "  ",
+                         "TOTAL( - poll):", "", total_count);
+        kd_put_num(ds, total_ns, 16);
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
+/* Up to four number columns, as in "{:10}  {:16,}  {:16,}  {:16,}". */
+static void
+kd_put_counts(struct kd_ds *ds, uint64_t count, const uint64_t *values,
+              size_t n)
+{
+    kd_ds_put_format(ds, KD_INDENT "%10" PRIu64, count);
+    for (size_t i = 0; i < n; i++) {
+        kd_ds_put_cstr(ds, "  ");
+        kd_put_num(ds, values[i], 16);
+    }
+    kd_ds_put_char(ds, '\n');
+}
+
+static void
+kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
+{
+    if (t->poll) {
+        uint64_t v[3] = { t->poll->total_ns / t->poll->count,
+                          t->poll->min_ns, t->poll->max_ns };
+
+        kd_put_section(ds, "[LONG POLL STATISTICS]",
+                       "COUNT             AVERAGE ns            MIN ns"
+                       "            MAX ns");
+        kd_put_counts(ds, t->poll->count, v, 3);
+    }
+    if (t->run) {
+        uint64_t v[3] = { t->run->total_ns, t->run->min_ns,
+                          t->run->max_ns };
+
+        kd_put_section(ds, "[THREAD RUN STATISTICS]",
+                       "SCHED_CNT           TOTAL ns            MIN ns"
+                       "            MAX ns");
+        kd_put_counts(ds, t->run->count, v, 3);
+    }
+    if (t->ready) {
+        uint64_t v[2] = { t->ready->total_ns, t->ready->max_ns };
+
+        kd_put_section(ds, "[THREAD READY STATISTICS]",
+                       "SCHED_CNT           TOTAL ns            MAX ns");
+        kd_put_counts(ds, t->ready->count, v, 2);
+    }
+    if (t->stop) {
+        uint64_t v[2] = { t->stop->total_ns, t->stop->max_ns };
+
+        kd_put_section(ds, "[THREAD STOPPED STATISTICS]",
+                       "STOP_CNT            TOTAL ns            MAX ns");
+        kd_put_counts(ds, t->stop->count, v, 2);
+    }
+}
+
+/* The reference's names of the softirq vectors. */
+static const char *
+kd_softirq_name(uint32_t vec, char *buf, size_t size)
+{
+    static const char *const names[] = {
+        "hi", "timer", "net_tx", "net_rx", "block", "irq_poll",
+        "tasklet", "sched", "hrtimer", "rcu",
+    };
+
+    if (vec < KD_ARRAY_SIZE(names)) {
+        return names[vec];
+    }
+    snprintf(buf, size, "<unknown:%" PRIu32 ">", vec);
+    return buf;
+}
+
+static void
+kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
+{
+    uint64_t total_count = 0, total_ns = 0;
+
+    if (t->n_hardirqs) {
+        kd_put_section(ds, "[HARD IRQ STATISTICS]",
+                       "NAME                       COUNT          TOTAL ns"
+                       "            MAX ns");
+    }
+    for (size_t i = 0; i < t->n_hardirqs; i++) {
+        const struct kd_hardirq_entry *e = &t->hardirqs[i];
+        char name[KD_IRQ_NAME_LEN + 1];
+
+        snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
+        kd_ds_put_cstr(ds, KD_INDENT);
+        kd_put_field(ds, name, 20, true, true);
+        kd_ds_put_format(ds, "  %10" PRIu64 "  ", e->stat.count);
+        kd_put_num(ds, e->stat.total_ns, 16);
+        kd_ds_put_cstr(ds, "  ");
+        kd_put_num(ds, e->stat.max_ns, 16);
+        kd_ds_put_char(ds, '\n');
+        total_count += e->stat.count;
+        total_ns += e->stat.total_ns;
+    }
+    if (total_count) {
+        kd_ds_put_format(ds, KD_INDENT "%-20s  %10" PRIu64 "  ", "TOTAL:",
+                         total_count);
+        kd_put_num(ds, total_ns, 16);
+        kd_ds_put_char(ds, '\n');
+    }
+
+    total_count = total_ns = 0;
+    if (t->n_softirqs) {
+        kd_put_section(ds, "[SOFT IRQ STATISTICS]",
+                       "NAME                 VECT_NR       COUNT"
+                       "          TOTAL ns            MAX ns");
+    }
+    for (size_t i = 0; i < t->n_softirqs; i++) {
+        const struct kd_softirq_entry *e = &t->softirqs[i];
+        char buf[32];
+
+        kd_ds_put_cstr(ds, KD_INDENT);
+        kd_put_field(ds, kd_softirq_name(e->key.vec, buf, sizeof buf), 20,
+                     true, true);
+        kd_ds_put_format(ds, " %7" PRIu32 "  %10" PRIu64 "  ", e->key.vec,
+                         e->stat.count);
+        kd_put_num(ds, e->stat.total_ns, 16);
+        kd_ds_put_cstr(ds, "  ");
+        kd_put_num(ds, e->stat.max_ns, 16);
+        kd_ds_put_char(ds, '\n');
+        total_count += e->stat.count;
+        total_ns += e->stat.total_ns;
+    }
+    if (total_count) {
+        kd_ds_put_format(ds, KD_INDENT "%-20s %7s  %10" PRIu64 "  ",
+                         "TOTAL:", "", total_count);
+        kd_put_num(ds, total_ns, 16);
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
+void
+kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
+{
+    kd_ds_put_format(ds, "%-10s %-16s %s\n", "TID", "THREAD",
+                     "<RESOURCE SPECIFIC>");
+    kd_ds_put_cstr(ds, "---------- ---------------- "
+                   "------------------------------------------------------"
+                   "----------------------\n");
+
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        const struct kd_thread *t = &sample->threads[i];
+
+        if (i) {
+            kd_ds_put_char(ds, '\n');
+        }
+        kd_ds_put_format(ds, "%10" PRIu32 " ", t->tid);
+        kd_put_field(ds, t->name, 16, true, false);
+        kd_ds_put_cstr(ds, " [SYSCALL STATISTICS]\n" KD_INDENT);
+        kd_report_syscalls(ds, t);
+        kd_report_thread_stats(ds, t);
+        kd_report_irqs(ds, t);
+    }
+}

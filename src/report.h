@@ -1,0 +1,37 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_REPORT_H
+#define KD_REPORT_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sample.h"
+#include "util.h"
+
+/* Text output in the reference's layout, to the character.  Nothing here
+ * touches the kernel. */
+
+/* Formats 'value' with thousands separators ("1,234,567"). */
+const char *kd_format_thousands(uint64_t value, char buf[32]);
+
+/* Appends 's' padded with spaces to 'width' characters (UTF-8 code
+ * points, as Python counts them), left- or right-aligned, and cut to
+ * 'width' characters when 'truncate'. */
+void kd_put_field(struct kd_ds *, const char *s, int width, bool left,
+                  bool truncate);
+
+/* "MSG @2023-06-08T12:17:22.725127 (10:17:22 UTC)": the local time in
+ * ISO 8601 as Python's datetime.isoformat() writes it, then UTC. */
+void kd_report_timestamp(struct kd_ds *, const char *msg,
+                         const struct timespec *now);
+
+/* The per-thread report of one sample, from the "TID THREAD" header to
+ * the last thread's last section. */
+void kd_report_sample(struct kd_ds *, const struct kd_sample *);
+
+#endif /* report.h */

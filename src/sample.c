@@ -1,0 +1,244 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "sample.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static int
+kd_cmp_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int
+kd_cmp_total_desc(const struct kd_stat *a, const struct kd_stat *b)
+{
+    return a->total_ns > b->total_ns ? -1 : a->total_ns < b->total_ns;
+}
+
+static int
+kd_syscall_cmp(const void *a_, const void *b_)
+{
+    const struct kd_syscall_entry *a = a_, *b = b_;
+    int cmp = kd_cmp_u32(a->key.tid, b->key.tid);
+
+    if (!cmp) {
+        cmp = kd_cmp_total_desc(&a->stat, &b->stat);
+    }
+    return cmp ? cmp : kd_cmp_u32(a->key.nr, b->key.nr);
+}
+
+static int
+kd_tstats_cmp(const void *a_, const void *b_)
+{
+    const struct kd_tstats_entry *a = a_, *b = b_;
+
+    return kd_cmp_u32(a->tid, b->tid);
+}
+
+static int
+kd_hardirq_cmp(const void *a_, const void *b_)
+{
+    const struct kd_hardirq_entry *a = a_, *b = b_;
+    int cmp = kd_cmp_u32(a->key.tid, b->key.tid);
+
+    if (!cmp) {
+        cmp = kd_cmp_total_desc(&a->stat, &b->stat);
+    }
+    return cmp ? cmp : strncmp(a->key.name, b->key.name,
+                               sizeof a->key.name);
+}
+
+static int
+kd_softirq_cmp(const void *a_, const void *b_)
+{
+    const struct kd_softirq_entry *a = a_, *b = b_;
+    int cmp = kd_cmp_u32(a->key.tid, b->key.tid);
+
+    if (!cmp) {
+        cmp = kd_cmp_total_desc(&a->stat, &b->stat);
+    }
+    return cmp ? cmp : kd_cmp_u32(a->key.vec, b->key.vec);
+}
+
+static int
+kd_name_cmp(const void *a_, const void *b_)
+{
+    const struct kd_name_entry *a = a_, *b = b_;
+
+    return kd_cmp_u32(a->tid, b->tid);
+}
+
+static int
+kd_thread_cmp(const void *a_, const void *b_)
+{
+    const struct kd_thread *a = a_, *b = b_;
+    int cmp = strcmp(a->name, b->name);
+
+    return cmp ? cmp : kd_cmp_u32(a->tid, b->tid);
+}
+
+/* A cursor over one array sorted by tid. */
+struct kd_cursor {
+    const char *base;
+    size_t size;        /* Element size. */
+    size_t n;
+    size_t i;
+};
+
+static uint32_t
+kd_cursor_tid(const struct kd_cursor *c)
+{
+    uint32_t tid;
+
+    /* Every entry starts with its tid. */
+    memcpy(&tid, c->base + c->i * c->size, sizeof tid);
+    return tid;
+}
+
+static const void *
+kd_cursor_take(struct kd_cursor *c, uint32_t tid, size_t *n)
+{
+    const void *first = c->base + c->i * c->size;
+
+    *n = 0;
+    while (c->i < c->n && kd_cursor_tid(c) == tid) {
+        c->i++;
+        (*n)++;
+    }
+    return *n ? first : NULL;
+}
+
+static const struct kd_stat *
+kd_stat_or_null(const struct kd_stat *stat)
+{
+    return stat->count ? stat : NULL;
+}
+
+static char *
+kd_exited_name(const struct kd_sample *sample, uint32_t tid)
+{
+    struct kd_name_entry key = { .tid = tid };
+    const struct kd_name_entry *e;
+
+    e = bsearch(&key, sample->names, sample->n_names, sizeof *sample->names,
+                kd_name_cmp);
+    if (!e || !e->name.comm[0]) {
+        return NULL;
+    }
+    return kd_xasprintf("%.*s", KD_COMM_LEN, e->name.comm);
+}
+
+void
+kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
+                void *aux)
+{
+    struct kd_cursor cursors[4] = {
+        { (const char *) sample->syscalls, sizeof *sample->syscalls,
+          sample->n_syscalls, 0 },
+        { (const char *) sample->tstats, sizeof *sample->tstats,
+          sample->n_tstats, 0 },
+        { (const char *) sample->hardirqs, sizeof *sample->hardirqs,
+          sample->n_hardirqs, 0 },
+        { (const char *) sample->softirqs, sizeof *sample->softirqs,
+          sample->n_softirqs, 0 },
+    };
+    size_t max_threads;
+
+    qsort(sample->syscalls, sample->n_syscalls, sizeof *sample->syscalls,
+          kd_syscall_cmp);
+    qsort(sample->tstats, sample->n_tstats, sizeof *sample->tstats,
+          kd_tstats_cmp);
+    qsort(sample->hardirqs, sample->n_hardirqs, sizeof *sample->hardirqs,
+          kd_hardirq_cmp);
+    qsort(sample->softirqs, sample->n_softirqs, sizeof *sample->softirqs,
+          kd_softirq_cmp);
+    qsort(sample->names, sample->n_names, sizeof *sample->names,
+          kd_name_cmp);
+
+    max_threads = sample->n_syscalls + sample->n_tstats
+                  + sample->n_hardirqs + sample->n_softirqs;
+    sample->threads = kd_xcalloc(max_threads, sizeof *sample->threads);
+    sample->n_threads = 0;
+
+    /* Merge: take the smallest tid among the cursors, then everything each
+     * cursor has for it. */
+    for (;;) {
+        struct kd_thread *t;
+        const struct kd_tstats_entry *ts;
+        bool any = false;
+        uint32_t tid = 0;
+        size_t n;
+
+        for (size_t i = 0; i < KD_ARRAY_SIZE(cursors); i++) {
+            if (cursors[i].i < cursors[i].n) {
+                uint32_t ctid = kd_cursor_tid(&cursors[i]);
+
+                if (!any || ctid < tid) {
+                    tid = ctid;
+                }
+                any = true;
+            }
+        }
+        if (!any) {
+            break;
+        }
+
+        t = &sample->threads[sample->n_threads];
+        t->tid = tid;
+        t->syscalls = kd_cursor_take(&cursors[0], tid, &t->n_syscalls);
+        ts = kd_cursor_take(&cursors[1], tid, &n);
+        if (ts) {
+            t->poll = kd_stat_or_null(&ts->stats.poll);
+            t->run = kd_stat_or_null(&ts->stats.run);
+            t->ready = kd_stat_or_null(&ts->stats.ready);
+            t->stop = kd_stat_or_null(&ts->stats.stop);
+        }
+        t->hardirqs = kd_cursor_take(&cursors[2], tid, &t->n_hardirqs);
+        t->softirqs = kd_cursor_take(&cursors[3], tid, &t->n_softirqs);
+
+        /* A thread whose only entry is empty has nothing to report. */
+        if (!t->n_syscalls && !t->poll && !t->run && !t->ready && !t->stop
+            && !t->n_hardirqs && !t->n_softirqs) {
+            memset(t, 0, sizeof *t);
+            continue;
+        }
+
+        t->name = name_fn ? name_fn(sample->pid, tid, aux) : NULL;
+        if (!t->name) {
+            t->name = kd_exited_name(sample, tid);
+        }
+        if (!t->name) {
+            t->name = kd_xasprintf("<unknown:%u/%u>", sample->pid, tid);
+        }
+        sample->n_threads++;
+    }
+
+    qsort(sample->threads, sample->n_threads, sizeof *sample->threads,
+          kd_thread_cmp);
+}
+
+void
+kd_sample_clear(struct kd_sample *sample)
+{
+    uint32_t pid = sample->pid;
+
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        free(sample->threads[i].name);
+    }
+    free(sample->threads);
+    free(sample->syscalls);
+    free(sample->tstats);
+    free(sample->hardirqs);
+    free(sample->softirqs);
+    free(sample->names);
+    memset(sample, 0, sizeof *sample);
+    sample->pid = pid;
+}

@@ -1,0 +1,125 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_SAMPLE_H
+#define KD_SAMPLE_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The data of one sample, as read from the eBPF maps, then grouped per
+ * thread.  The first structures mirror the eBPF program's map keys and
+ * values (bpf_templates/kernel_delay.bpf.c) byte for byte. */
+
+struct kd_stat {
+    uint64_t count;
+    uint64_t total_ns;
+    uint64_t max_ns;
+    uint64_t min_ns;
+};
+
+struct kd_tstats {
+    struct kd_stat poll;
+    struct kd_stat run;
+    struct kd_stat ready;
+    struct kd_stat stop;
+};
+
+struct kd_syscall_key {
+    uint32_t tid;
+    uint32_t nr;
+};
+
+#define KD_IRQ_NAME_LEN 32
+struct kd_hardirq_key {
+    uint32_t tid;
+    char name[KD_IRQ_NAME_LEN];
+};
+
+struct kd_softirq_key {
+    uint32_t tid;
+    uint32_t vec;
+};
+
+#define KD_COMM_LEN 16
+struct kd_name {
+    char comm[KD_COMM_LEN];
+};
+
+/* Map entries, with their keys. */
+struct kd_syscall_entry {
+    struct kd_syscall_key key;
+    struct kd_stat stat;
+};
+
+struct kd_tstats_entry {
+    uint32_t tid;
+    struct kd_tstats stats;
+};
+
+struct kd_hardirq_entry {
+    struct kd_hardirq_key key;
+    struct kd_stat stat;
+};
+
+struct kd_softirq_entry {
+    struct kd_softirq_key key;
+    struct kd_stat stat;
+};
+
+struct kd_name_entry {
+    uint32_t tid;
+    struct kd_name name;
+};
+
+/* One thread's view of the sample; points into the sample's arrays. */
+struct kd_thread {
+    uint32_t tid;
+    char *name;
+
+    const struct kd_syscall_entry *syscalls;  /* By decreasing total. */
+    size_t n_syscalls;
+    const struct kd_stat *poll;     /* Each NULL when there is no data. */
+    const struct kd_stat *run;
+    const struct kd_stat *ready;
+    const struct kd_stat *stop;
+    const struct kd_hardirq_entry *hardirqs;  /* By decreasing total. */
+    size_t n_hardirqs;
+    const struct kd_softirq_entry *softirqs;  /* By decreasing total. */
+    size_t n_softirqs;
+};
+
+struct kd_sample {
+    uint32_t pid;
+
+    struct kd_syscall_entry *syscalls;
+    size_t n_syscalls;
+    struct kd_tstats_entry *tstats;
+    size_t n_tstats;
+    struct kd_hardirq_entry *hardirqs;
+    size_t n_hardirqs;
+    struct kd_softirq_entry *softirqs;
+    size_t n_softirqs;
+    struct kd_name_entry *names;    /* Names of threads that exited. */
+    size_t n_names;
+
+    struct kd_thread *threads;      /* By name, then tid. */
+    size_t n_threads;
+};
+
+/* Gives the name of thread 'tid' of process 'pid' as a new string, or
+ * NULL when it is not known. */
+typedef char *kd_thread_name_fn(uint32_t pid, uint32_t tid, void *aux);
+
+/* Groups the entries of 'sample' per thread, in one pass over each sorted
+ * array, and names each thread: by 'name_fn', else by the name the eBPF
+ * program recorded when the thread exited, else "<unknown:PID/TID>". */
+void kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
+                     void *aux);
+
+/* Frees everything 'sample' holds and empties it. */
+void kd_sample_clear(struct kd_sample *sample);
+
+#endif /* sample.h */

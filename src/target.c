@@ -1,0 +1,133 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "target.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define KD_VSWITCHD "ovs-vswitchd"
+
+static const char *
+kd_proc(const char *proc_root)
+{
+    return proc_root ? proc_root : "/proc";
+}
+
+/* The process name as psutil's Process.name() gives it: the kernel's comm,
+ * or, when comm is cut at 15 characters, the executable's base name from
+ * the command line when it starts with comm. */
+static char *
+kd_process_name(const char *proc_root, const char *pid)
+{
+    char path[512];
+    char *comm;
+
+    snprintf(path, sizeof path, "%s/%s/comm", proc_root, pid);
+    if (kd_read_file_line(path, &comm)) {
+        return NULL;
+    }
+    if (strlen(comm) >= 15) {
+        char cmdline[4096];
+        size_t n;
+        FILE *f;
+
+        snprintf(path, sizeof path, "%s/%s/cmdline", proc_root, pid);
+        f = fopen(path, "re");
+        if (f) {
+            n = fread(cmdline, 1, sizeof cmdline - 1, f);
+            fclose(f);
+            cmdline[n] = '\0';
+
+            const char *base = strrchr(cmdline, '/');
+            base = base ? base + 1 : cmdline;
+            if (!strncmp(base, comm, strlen(comm))) {
+                free(comm);
+                comm = kd_xstrdup(base);
+            }
+        }
+    }
+    return comm;
+}
+
+int
+kd_target_find_vswitchd(const char *proc_root, unsigned int *pid)
+{
+    const char *proc = kd_proc(proc_root);
+    struct dirent *de;
+    unsigned int found = 0;
+    bool several = false;
+    DIR *dir;
+
+    *pid = 0;
+    dir = opendir(proc);
+    if (!dir) {
+        return errno;
+    }
+    while ((de = readdir(dir)) != NULL) {
+        char *name;
+
+        if (!isdigit((unsigned char) de->d_name[0])) {
+            continue;
+        }
+        name = kd_process_name(proc, de->d_name);
+        if (name && strstr(name, KD_VSWITCHD)) {
+            if (found) {
+                several = true;
+            }
+            found = strtoul(de->d_name, NULL, 10);
+        }
+        free(name);
+    }
+    closedir(dir);
+
+    if (several) {
+        return EEXIST;
+    }
+    *pid = found;
+    return found ? 0 : ENOENT;
+}
+
+int
+kd_target_resolve(const char *proc_root, unsigned int pid,
+                  unsigned int *tgid)
+{
+    char path[512], line[256];
+    FILE *f;
+
+    *tgid = 0;
+    /* /proc/TID/status exists for thread ids too, though they are not
+     * listed in /proc. */
+    snprintf(path, sizeof path, "%s/%u/status", kd_proc(proc_root), pid);
+    f = fopen(path, "re");
+    if (!f) {
+        return ESRCH;
+    }
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "Tgid: %u", tgid) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return *tgid ? 0 : ESRCH;
+}
+
+char *
+kd_target_thread_name(uint32_t pid, uint32_t tid, void *aux)
+{
+    char path[512];
+    char *name;
+
+    snprintf(path, sizeof path, "%s/%u/task/%u/comm",
+             kd_proc(aux), pid, tid);
+    return kd_read_file_line(path, &name) ? NULL : name;
+}

@@ -1,0 +1,27 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_TARGET_H
+#define KD_TARGET_H 1
+
+#include <stdint.h>
+
+/* Finds the one running process whose name contains "ovs-vswitchd", as
+ * the reference does.  Returns 0 and its pid, ENOENT when there is none,
+ * or EEXIST when there are several. */
+int kd_target_find_vswitchd(const char *proc_root, unsigned int *pid);
+
+/* Checks that process or thread 'pid' exists and gives the process it
+ * belongs to in '*tgid' (different from 'pid' for a thread id).  Returns 0
+ * or ESRCH. */
+int kd_target_resolve(const char *proc_root, unsigned int pid,
+                      unsigned int *tgid);
+
+/* The current name of thread 'tid' of process 'pid' from /proc, or NULL
+ * when it is gone.  Suits kd_sample_group(); 'aux' is the /proc root (NULL
+ * for "/proc"). */
+char *kd_target_thread_name(uint32_t pid, uint32_t tid, void *aux);
+
+#endif /* target.h */

@@ -1,0 +1,215 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+kd_out_of_memory(void)
+{
+    fputs("ERROR: Out of memory!\n", stderr);
+    abort();
+}
+
+void *
+kd_xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+
+    if (!p) {
+        kd_out_of_memory();
+    }
+    return p;
+}
+
+void *
+kd_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+
+    if (!p) {
+        kd_out_of_memory();
+    }
+    return p;
+}
+
+void *
+kd_xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size ? size : 1);
+    if (!p) {
+        kd_out_of_memory();
+    }
+    return p;
+}
+
+void *
+kd_xreallocarray(void *p, size_t n, size_t size)
+{
+    if (size && n > (size_t) -1 / size) {
+        kd_out_of_memory();
+    }
+    return kd_xrealloc(p, n * size);
+}
+
+char *
+kd_xstrdup(const char *s)
+{
+    size_t len = strlen(s) + 1;
+
+    return memcpy(kd_xmalloc(len), s, len);
+}
+
+char *
+kd_xvasprintf(const char *format, va_list args)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    va_list args2;
+    int needed;
+
+    va_copy(args2, args);
+    needed = vsnprintf(NULL, 0, format, args2);
+    va_end(args2);
+    if (needed < 0) {
+        kd_out_of_memory();
+    }
+    ds.string = kd_xmalloc(needed + 1);
+    vsnprintf(ds.string, needed + 1, format, args);
+    return ds.string;
+}
+
+char *
+kd_xasprintf(const char *format, ...)
+{
+    va_list args;
+    char *s;
+
+    va_start(args, format);
+    s = kd_xvasprintf(format, args);
+    va_end(args);
+    return s;
+}
+
+void
+kd_ds_init(struct kd_ds *ds)
+{
+    ds->string = NULL;
+    ds->length = 0;
+    ds->allocated = 0;
+}
+
+static void
+kd_ds_reserve(struct kd_ds *ds, size_t extra)
+{
+    size_t needed = ds->length + extra + 1;
+
+    if (needed > ds->allocated) {
+        size_t allocated = ds->allocated ? ds->allocated * 2 : 64;
+
+        while (allocated < needed) {
+            allocated *= 2;
+        }
+        ds->string = kd_xrealloc(ds->string, allocated);
+        ds->allocated = allocated;
+    }
+}
+
+void
+kd_ds_put_buffer(struct kd_ds *ds, const char *buf, size_t n)
+{
+    kd_ds_reserve(ds, n);
+    memcpy(ds->string + ds->length, buf, n);
+    ds->length += n;
+    ds->string[ds->length] = '\0';
+}
+
+void
+kd_ds_put_cstr(struct kd_ds *ds, const char *s)
+{
+    kd_ds_put_buffer(ds, s, strlen(s));
+}
+
+void
+kd_ds_put_char(struct kd_ds *ds, char c)
+{
+    kd_ds_put_buffer(ds, &c, 1);
+}
+
+void
+kd_ds_put_format(struct kd_ds *ds, const char *format, ...)
+{
+    va_list args;
+    int needed;
+
+    va_start(args, format);
+    needed = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    if (needed < 0) {
+        return;
+    }
+    kd_ds_reserve(ds, needed);
+    va_start(args, format);
+    vsnprintf(ds->string + ds->length, needed + 1, format, args);
+    va_end(args);
+    ds->length += needed;
+}
+
+const char *
+kd_ds_cstr(struct kd_ds *ds)
+{
+    if (!ds->string) {
+        kd_ds_reserve(ds, 0);
+        ds->string[0] = '\0';
+    }
+    return ds->string;
+}
+
+char *
+kd_ds_steal_cstr(struct kd_ds *ds)
+{
+    char *s;
+
+    kd_ds_cstr(ds);
+    s = ds->string;
+    kd_ds_init(ds);
+    return s;
+}
+
+void
+kd_ds_destroy(struct kd_ds *ds)
+{
+    free(ds->string);
+    kd_ds_init(ds);
+}
+
+int
+kd_read_file_line(const char *path, char **line)
+{
+    char buf[4096];
+    size_t n;
+    FILE *f;
+
+    *line = NULL;
+    f = fopen(path, "re");
+    if (!f) {
+        return errno;
+    }
+    n = fread(buf, 1, sizeof buf - 1, f);
+    if (ferror(f)) {
+        int error = errno ? errno : EIO;
+
+        fclose(f);
+        return error;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    *line = kd_xstrdup(buf);
+    return 0;
+}

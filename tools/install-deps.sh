@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs the Debian packages kernel_delay needs to build, run and be
+# tested, when they are missing.  Run as root on Debian 12.
+#
+# Usage: install-deps.sh [build|test|reference] ...
+#   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
+#   test       build + systemtap-sdt-dev, bpftool (for the tests).
+#   reference  test + what the reference script needs (for comparisons).
+set -eu
+
+pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev pkg-config \
+linux-headers-amd64"
+for what in "$@"; do
+    case $what in
+    build) ;;
+    test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux" ;;
+    reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux \
+python3-bpfcc python3-tz python3-psutil" ;;
+    *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;
+    esac
+done
+
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+            grep -q 'install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps.sh: missing packages:$missing (run as root)" >&2
+    exit 1
+fi
+echo "install-deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
