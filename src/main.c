@@ -129,18 +129,20 @@ kd_print_lost(const uint64_t lost[KD_N_FULL_MAPS])
 /* Ends the sample in progress, prints its report and readies the maps for
  * the next one.  Returns 0 or a positive errno. */
 static int
-kd_dump_sample(struct kd_capture *capture)
+kd_dump_sample(struct kd_capture *capture, bool debug)
 {
     struct kd_sample sample = { .pid = capture->tgid };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     uint64_t lost[KD_N_FULL_MAPS];
     char *error = NULL;
+    uint64_t start;
     int err;
 
     kd_capture_set(capture, KD_CAPTURE_STOPPED);
     kd_print_timestamp("# Stop sampling");
 
     kd_print_timestamp("# Sample dump");
+    start = kd_now_ns();
     err = kd_capture_collect(capture, &sample, lost, &error);
     if (err) {
         printf("ERROR: %s\n", error);
@@ -153,6 +155,11 @@ kd_dump_sample(struct kd_capture *capture)
     fwrite(ds.string, 1, ds.length, stdout);
     kd_print_lost(lost);
     fflush(stdout);
+    if (debug) {
+        fprintf(stderr, "kernel_delay: sample of %zu threads read and "
+                "reported in %.3f ms\n", sample.n_threads,
+                (kd_now_ns() - start) / 1e6);
+    }
 
     kd_ds_destroy(&ds);
     kd_sample_clear(&sample);
@@ -259,7 +266,7 @@ main(int argc, char *argv[])
         kd_print_timestamp("# Start sampling");
         kd_wait(deadline, &unblocked);
 
-        if (kd_dump_sample(&capture)) {
+        if (kd_dump_sample(&capture, options.debug)) {
             status = EX_OSERR;
             goto cleanup;
         }

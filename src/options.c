@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -142,6 +143,9 @@ kd_next_power_of_two(unsigned int n)
 {
     unsigned int p = 1;
 
+    if (n > 1u << 31) {
+        return 1u << 31;
+    }
     while (p < n) {
         p *= 2;
     }
@@ -157,11 +161,21 @@ kd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
     if (*p == '+') {
         p++;
     } else if (*p == '-' && isdigit((unsigned char) p[1])) {
-        /* A negative number: a number, but out of any unsigned range. */
+        /* A negative number: a number, but out of any unsigned range,
+         * unless it is zero. */
+        bool zero = true;
+
         for (p++; isdigit((unsigned char) *p); p++) {
-            continue;
+            zero = zero && *p == '0';
         }
-        return *p ? EINVAL : ERANGE;
+        if (*p) {
+            return EINVAL;
+        }
+        if (!zero || min > 0) {
+            return ERANGE;
+        }
+        *out = 0;
+        return 0;
     }
     if (!isdigit((unsigned char) *p)) {
         return EINVAL;
@@ -206,7 +220,13 @@ kd_parse_seconds(const char *s, double min, double max, double *out)
     if (end == s || *end) {
         return EINVAL;
     }
-    if (errno == ERANGE || !isfinite(value) || value < min || value > max) {
+    /* strtod() reports an underflow (1e-400) as ERANGE: that is 0. */
+    if (errno == ERANGE && fabs(value) <= DBL_MIN) {
+        value = 0;
+    } else if (errno == ERANGE) {
+        return ERANGE;
+    }
+    if (!isfinite(value) || value < min || value > max) {
         return ERANGE;
     }
     *out = value;
@@ -265,11 +285,11 @@ kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
     case EINVAL:
         return kd_arg_error(err, def, "must be an integer");
     default:
+        if (arg[strspn(arg, "+-")] && !arg[strspn(arg, "+-0")]) {
+            return kd_arg_error(err, def, "must be nonzero");
+        }
         if (arg[0] == '-') {
             return kd_arg_error(err, def, "must be positive");
-        }
-        if (min > 0 && arg[strspn(arg, "+0")] == '\0') {
-            return kd_arg_error(err, def, "must be nonzero");
         }
         snprintf(why, sizeof why, "must be at most %" PRIu64, max);
         return kd_arg_error(err, def, why);
@@ -312,6 +332,12 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
         return 0;
     case KD_OPT_DEBUG:
         u = 0x3f;
+        if (arg && kd_parse_u64(arg, 0, UINT64_MAX, &u) == EINVAL) {
+            char why[128];
+
+            snprintf(why, sizeof why, "invalid int value: '%s'", arg);
+            return kd_arg_error(err, def, why);
+        }
         if (arg) {
             status = kd_get_uint(err, def, arg, 0, 0xff, &u);
         }
@@ -371,20 +397,36 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
     return status;
 }
 
+/* argparse's test for a negative number, which is a value, not an option:
+ * ^-\d+$ or ^-\d*\.\d+$. */
+static bool
+kd_is_negative_number(const char *s)
+{
+    const char *p = s + 1;
+    size_t digits = strspn(p, "0123456789");
+
+    if (s[0] != '-') {
+        return false;
+    }
+    if (digits && !p[digits]) {
+        return true;
+    }
+    p += digits;
+    return p[0] == '.' && p[1] && !p[1 + strspn(p + 1, "0123456789")];
+}
+
 /* argparse takes a word as an option's argument unless it looks like an
- * option: it starts with '-' and is not a negative number. */
+ * option: it starts with '-', is not just "-", and is not a negative
+ * number. */
 static bool
 kd_looks_like_option(const char *s)
 {
-    if (s[0] != '-' || !s[1]) {
-        return false;
-    }
-    return !(isdigit((unsigned char) s[1])
-             || (s[1] == '.' && isdigit((unsigned char) s[2])));
+    return s[0] == '-' && s[1] && !kd_is_negative_number(s);
 }
 
 /* Finds a long option by its name or, as argparse does, by an unambiguous
- * prefix of it.  Returns NULL and reports the error otherwise. */
+ * prefix of it.  Returns NULL when there is none, and then sets '*status'
+ * to an exit status if the name was ambiguous (reporting it). */
 static const struct kd_option_def *
 kd_find_long(const char *name, size_t len, const char *word, FILE *err,
              int *status)
@@ -408,96 +450,103 @@ kd_find_long(const char *name, size_t len, const char *word, FILE *err,
             n++;
         }
     }
-    if (n == 1) {
-        kd_ds_destroy(&matches);
-        return found;
-    }
     if (n > 1) {
-        *status = kd_usage_error(err, "ambiguous option: --%.*s could "
-                                 "match %s", (int) len, name,
-                                 kd_ds_cstr(&matches));
-    } else {
-        *status = kd_usage_error(err, "unrecognized arguments: %s", word);
+        *status = kd_usage_error(err, "ambiguous option: %s could match %s",
+                                 word, kd_ds_cstr(&matches));
+        found = NULL;
     }
     kd_ds_destroy(&matches);
+    return found;
+}
+
+static const struct kd_option_def *
+kd_find_short(char c)
+{
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_option_defs); i++) {
+        if (kd_option_defs[i].short_name == c) {
+            return &kd_option_defs[i];
+        }
+    }
     return NULL;
+}
+
+/* Like argparse, words that are no option, or no option's value, are
+ * collected and reported together once all options are parsed. */
+static void
+kd_add_extra(struct kd_ds *extras, const char *word)
+{
+    kd_ds_put_format(extras, "%s%s", extras->length ? " " : "", word);
 }
 
 int
 kd_options_parse(struct kd_options *options, int argc, char *argv[],
                  FILE *out, FILE *err)
 {
-    *options = kd_options_defaults;
+    struct kd_ds extras = KD_DS_EMPTY_INITIALIZER;
+    int status = -1;
 
-    for (int i = 1; i < argc; i++) {
+    *options = kd_options_defaults;
+    for (int i = 1; i < argc && status < 0; i++) {
         const struct kd_option_def *def = NULL;
         const char *word = argv[i];
         const char *arg = NULL;
         bool attached = false;
-        int status = -1;
 
         if (!strcmp(word, "--")) {
-            if (i + 1 < argc) {
-                return kd_usage_error(err, "unrecognized arguments: %s",
-                                      argv[i + 1]);
+            while (++i < argc) {
+                kd_add_extra(&extras, argv[i]);
             }
             break;
-        } else if (!strncmp(word, "--", 2)) {
+        } else if (!kd_looks_like_option(word)) {
+            kd_add_extra(&extras, word);
+            continue;
+        } else if (word[1] == '-') {
             const char *name = word + 2;
             const char *eq = strchr(name, '=');
             size_t len = eq ? (size_t) (eq - name) : strlen(name);
 
             def = kd_find_long(name, len, word, err, &status);
-            if (!def) {
-                return status;
-            }
             if (eq) {
                 arg = eq + 1;
                 attached = true;
             }
-        } else if (kd_looks_like_option(word)) {
-            for (size_t j = 0; j < KD_ARRAY_SIZE(kd_option_defs); j++) {
-                if (kd_option_defs[j].short_name == word[1]) {
-                    def = &kd_option_defs[j];
-                    break;
-                }
-            }
-            if (!def) {
-                return kd_usage_error(err, "unrecognized arguments: %s",
-                                      word);
-            }
+        } else {
+            def = kd_find_short(word[1]);
             if (word[2]) {
-                arg = word + 2;
+                arg = word + 2 + (word[2] == '=');
                 attached = true;
             }
-        } else {
-            return kd_usage_error(err, "unrecognized arguments: %s", word);
+        }
+        if (status >= 0) {
+            break;
+        } else if (!def) {
+            kd_add_extra(&extras, word);
+            continue;
         }
 
         if (def->arg == KD_ARG_NONE && attached) {
-            char name[64];
             char why[128];
 
-            kd_option_display(def, name, sizeof name);
-            if (word[1] == '-') {
-                snprintf(why, sizeof why, "ignored explicit argument '%s'",
-                         arg);
-                return kd_arg_error(err, def, why);
-            }
-            return kd_usage_error(err, "unrecognized arguments: %s", word);
+            snprintf(why, sizeof why, "ignored explicit argument '%s'", arg);
+            status = kd_arg_error(err, def, why);
+            break;
         }
         if (!attached && def->arg != KD_ARG_NONE && i + 1 < argc
-            && !kd_looks_like_option(argv[i + 1])) {
+            && !kd_looks_like_option(argv[i + 1])
+            && strcmp(argv[i + 1], "--")) {
             arg = argv[++i];
         }
         if (!arg && def->arg == KD_ARG_REQUIRED) {
-            return kd_arg_error(err, def, "expected one argument");
+            status = kd_arg_error(err, def, "expected one argument");
+            break;
         }
-
         status = kd_option_apply(options, def, arg, out, err);
-        if (status >= 0) {
-            return status;
-        }
     }
-    return -1;
+
+    if (status < 0 && extras.length) {
+        status = kd_usage_error(err, "unrecognized arguments: %s",
+                                kd_ds_cstr(&extras));
+    }
+    kd_ds_destroy(&extras);
+    return status;
 }

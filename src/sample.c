@@ -85,6 +85,16 @@ kd_thread_cmp(const void *a_, const void *b_)
     return cmp ? cmp : kd_cmp_u32(a->tid, b->tid);
 }
 
+/* qsort() that accepts an empty (NULL) array. */
+static void
+kd_qsort(void *base, size_t n, size_t size,
+         int (*cmp)(const void *, const void *))
+{
+    if (n) {
+        qsort(base, n, size, cmp);
+    }
+}
+
 /* A cursor over one array sorted by tid. */
 struct kd_cursor {
     const char *base;
@@ -128,6 +138,9 @@ kd_exited_name(const struct kd_sample *sample, uint32_t tid)
     struct kd_name_entry key = { .tid = tid };
     const struct kd_name_entry *e;
 
+    if (!sample->n_names) {
+        return NULL;
+    }
     e = bsearch(&key, sample->names, sample->n_names, sizeof *sample->names,
                 kd_name_cmp);
     if (!e || !e->name.comm[0]) {
@@ -152,16 +165,16 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
     };
     size_t max_threads;
 
-    qsort(sample->syscalls, sample->n_syscalls, sizeof *sample->syscalls,
-          kd_syscall_cmp);
-    qsort(sample->tstats, sample->n_tstats, sizeof *sample->tstats,
-          kd_tstats_cmp);
-    qsort(sample->hardirqs, sample->n_hardirqs, sizeof *sample->hardirqs,
-          kd_hardirq_cmp);
-    qsort(sample->softirqs, sample->n_softirqs, sizeof *sample->softirqs,
-          kd_softirq_cmp);
-    qsort(sample->names, sample->n_names, sizeof *sample->names,
-          kd_name_cmp);
+    kd_qsort(sample->syscalls, sample->n_syscalls, sizeof *sample->syscalls,
+             kd_syscall_cmp);
+    kd_qsort(sample->tstats, sample->n_tstats, sizeof *sample->tstats,
+             kd_tstats_cmp);
+    kd_qsort(sample->hardirqs, sample->n_hardirqs, sizeof *sample->hardirqs,
+             kd_hardirq_cmp);
+    kd_qsort(sample->softirqs, sample->n_softirqs, sizeof *sample->softirqs,
+             kd_softirq_cmp);
+    kd_qsort(sample->names, sample->n_names, sizeof *sample->names,
+             kd_name_cmp);
 
     max_threads = sample->n_syscalls + sample->n_tstats
                   + sample->n_hardirqs + sample->n_softirqs;
@@ -221,8 +234,8 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
         sample->n_threads++;
     }
 
-    qsort(sample->threads, sample->n_threads, sizeof *sample->threads,
-          kd_thread_cmp);
+    kd_qsort(sample->threads, sample->n_threads, sizeof *sample->threads,
+             kd_thread_cmp);
 }
 
 void

@@ -23,37 +23,62 @@ kd_proc(const char *proc_root)
     return proc_root ? proc_root : "/proc";
 }
 
+/* The first word of the command line of 'pid', as psutil's cmdline()[0]
+ * gives it: arguments are NUL-separated, but a process that rewrote its
+ * command line into one string has its words separated by spaces. */
+static char *
+kd_cmdline_first(const char *proc_root, const char *pid)
+{
+    char path[512], buf[4096];
+    bool nul_sep;
+    size_t n;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s/cmdline", proc_root, pid);
+    f = fopen(path, "re");
+    if (!f) {
+        return NULL;
+    }
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    if (!n) {
+        return NULL;
+    }
+    buf[n] = '\0';
+
+    nul_sep = buf[n - 1] == '\0';
+    if (nul_sep && strlen(buf) == n - 1) {
+        /* A single NUL-terminated string: split at spaces after all. */
+        nul_sep = false;
+    }
+    buf[strcspn(buf, nul_sep ? "" : " ")] = '\0';
+    return kd_xstrdup(buf);
+}
+
 /* The process name as psutil's Process.name() gives it: the kernel's comm,
- * or, when comm is cut at 15 characters, the executable's base name from
- * the command line when it starts with comm. */
+ * or, when comm is cut at 15 characters, the base name of the first word
+ * of the command line when it starts with comm. */
 static char *
 kd_process_name(const char *proc_root, const char *pid)
 {
     char path[512];
-    char *comm;
+    char *comm, *first;
 
     snprintf(path, sizeof path, "%s/%s/comm", proc_root, pid);
     if (kd_read_file_line(path, &comm)) {
         return NULL;
     }
     if (strlen(comm) >= 15) {
-        char cmdline[4096];
-        size_t n;
-        FILE *f;
+        first = kd_cmdline_first(proc_root, pid);
+        if (first) {
+            const char *base = strrchr(first, '/');
 
-        snprintf(path, sizeof path, "%s/%s/cmdline", proc_root, pid);
-        f = fopen(path, "re");
-        if (f) {
-            n = fread(cmdline, 1, sizeof cmdline - 1, f);
-            fclose(f);
-            cmdline[n] = '\0';
-
-            const char *base = strrchr(cmdline, '/');
-            base = base ? base + 1 : cmdline;
+            base = base ? base + 1 : first;
             if (!strncmp(base, comm, strlen(comm))) {
                 free(comm);
                 comm = kd_xstrdup(base);
             }
+            free(first);
         }
     }
     return comm;
