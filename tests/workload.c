@@ -1,0 +1,942 @@
+/*
+ * workload: a process with OVS-like thread names that does exactly known
+ * things on command, so that the end-to-end tests (tests/e2e.sh) can check
+ * the numbers kernel_delay reports against what really happened.
+ *
+ * Usage:
+ *   workload --ctl FIFO --reply PATH [--name NAME] [--io-dir DIR]
+ *            [--die-with-parent]
+ *
+ * The main thread (named NAME, default "kd-workload") reads commands, one per
+ * line, from the control FIFO and answers each with one line on the reply
+ * FIFO (or file): "done", "done EXTRA" or "error MESSAGE".  On start-up it
+ * prints one "TID NAME" line per worker thread, then "ready", on stdout.
+ *
+ * Commands:
+ *   syscalls N M     handler1: N getppid() and M 10 ms clock_nanosleep().
+ *                    Replies "done sleep_total_ns=T sleep_max_ns=X", the
+ *                    sleeps' durations as timed from user space.
+ *   poll K MS        revalidator2: K+1 poll(NULL, 0, 0) calls, with a busy
+ *                    spin of MS ms between two consecutive ones.  Replies
+ *                    "done gap_min_ns=A gap_max_ns=B gap_avg_ns=C", the
+ *                    spins' durations as timed from user space (K > 0).
+ *   contend MS CPU   pmd4 pins itself to CPU and spins; urcu3 pins itself to
+ *                    the same CPU and busy-spins for MS ms of wall time, so
+ *                    it waits in the run queue about half of that time.
+ *   udp N            handler5: N times, sendto() one datagram to a loopback
+ *                    UDP socket it owns, then recvfrom() it (blocking).
+ *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
+ *                    pinned to another CPU, does O_DIRECT 4 KiB pwrite() +
+ *                    fdatasync() to a file in DIR for as long, so that block
+ *                    device interrupts hit irq6.
+ *   spawn-exit NAME  Main: starts a thread that names itself NAME, makes
+ *                    3 getppid() and exits.  Replies "done TID".
+ *   ping             Replies "done".
+ *   quit             Replies "done" and exits with status 0.
+ *
+ * Syscall accounting.  Every worker spends its idle time blocked in read()
+ * on its own job pipe.  When the main thread writes a job there, the worker
+ * returns from that read(), does the job, reports completion to the main
+ * thread with exactly one write() on the shared completion pipe, and enters
+ * read() again.  So, in a sample window that opens while the worker is
+ * blocked and closes after the job, the syscalls the worker *completes*
+ * (enters and leaves inside the window) are exactly the job's syscalls plus
+ * that one write():
+ *   - the read() that returns with the job was entered before the window;
+ *   - the next read() is entered but does not return inside the window.
+ * Busy spins use clock_gettime(CLOCK_MONOTONIC), which the vDSO serves
+ * without a syscall (with the usual tsc or kvm-clock clock sources).
+ *
+ * Before replying "done", the main thread waits until every worker the job
+ * used is blocked in read() again (state S in syscall 0, read from /proc),
+ * so the caller can read exact /proc/PID/task/TID/schedstat values as soon
+ * as it sees the reply.
+ */
+
+#define _GNU_SOURCE
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+
+/* Upper bound for durations given in commands, in milliseconds. */
+#define MAX_MSEC 60000
+
+/* Upper bound for repetition counts given in commands. */
+#define MAX_COUNT 10000000
+
+/* How long the main thread waits for a worker to block again. */
+#define BLOCK_WAIT_NS (5 * NSEC_PER_SEC)
+
+/* Size of one O_DIRECT write, and number of blocks the io7 file cycles
+ * over. */
+#define IO_BLOCK_SIZE 4096
+#define IO_FILE_BLOCKS 256
+
+enum worker_id {
+    W_HANDLER1,
+    W_REVALIDATOR2,
+    W_URCU3,
+    W_PMD4,
+    W_HANDLER5,
+    W_IRQ6,
+    W_IO7,
+    N_WORKERS
+};
+
+enum job_type {
+    JOB_SYSCALLS,        /* arg[0] getppid(), arg[1] 10 ms sleeps. */
+    JOB_POLL,            /* arg[0] + 1 polls, arg[1] ms spin between. */
+    JOB_SPIN,            /* Pin to CPU arg[1], spin arg[0] ms. */
+    JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'. */
+    JOB_UDP,             /* arg[0] datagrams sent and received. */
+    JOB_DIRECT_IO,       /* Pin to CPU arg[1], write for arg[0] ms. */
+};
+
+struct job {
+    enum job_type type;
+    long arg[2];
+};
+
+/* What a worker writes on the completion pipe, in one write(). */
+struct done_msg {
+    int32_t worker;             /* enum worker_id. */
+    int32_t error;              /* 0, or the errno value of the failure. */
+};
+
+struct worker {
+    const char *name;
+    pid_t tid;                  /* Set by the thread itself at start. */
+    int job_fd[2];              /* Main writes jobs to [1], worker reads. */
+    pthread_t thread;
+};
+
+static struct worker workers[N_WORKERS] = {
+    [W_HANDLER1] = { .name = "handler1" },
+    [W_REVALIDATOR2] = { .name = "revalidator2" },
+    [W_URCU3] = { .name = "urcu3" },
+    [W_PMD4] = { .name = "pmd4" },
+    [W_HANDLER5] = { .name = "handler5" },
+    [W_IRQ6] = { .name = "irq6" },
+    [W_IO7] = { .name = "io7" },
+};
+
+/* Completion pipe: all workers write to [1], the main thread reads [0]. */
+static int done_fd[2];
+
+/* handler5's loopback UDP sockets, created before any job. */
+static int udp_rx_fd = -1;
+static int udp_tx_fd = -1;
+static struct sockaddr_in udp_rx_addr;
+
+/* io7's file and its O_DIRECT buffer. */
+static char io_path[PATH_MAX];
+static char io_buf[IO_BLOCK_SIZE] __attribute__((aligned(IO_BLOCK_SIZE)));
+
+/* Hand-shake between the main thread and pmd4 for "contend". */
+static atomic_bool pmd_spinning;
+static atomic_bool pmd_stop;
+
+/* What a job measured itself, in user space, for the caller to compare with
+ * the tool's numbers.  Written by the worker before its completion write(),
+ * read by the main thread after reading that completion. */
+static struct {
+    uint64_t total_ns;          /* Sum of the measured intervals. */
+    uint64_t min_ns;            /* Shortest one. */
+    uint64_t max_ns;            /* Longest one. */
+} job_stats;
+
+/* Thread name for "spawn-exit", and the thread's TID. */
+static char exiter_name[16];
+static atomic_int exiter_tid;
+
+static void fatal(const char *format, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+fatal(const char *format, ...)
+{
+    va_list args;
+
+    fprintf(stderr, "workload: ");
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputc('\n', stderr);
+    exit(EXIT_FAILURE);
+}
+
+/* Monotonic time in ns.  Served by the vDSO: no syscall. */
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Burns CPU for 'ns' nanoseconds of wall time, without any syscall.  Time
+ * spent preempted counts, so this returns 'ns' after it was called. */
+static void
+spin_ns(uint64_t ns)
+{
+    uint64_t start = now_ns();
+
+    while (now_ns() - start < ns) {
+        continue;
+    }
+}
+
+/* Sleeps for 'ns' nanoseconds; only used by the main thread. */
+static void
+sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {
+        .tv_sec = ns / NSEC_PER_SEC,
+        .tv_nsec = ns % NSEC_PER_SEC,
+    };
+
+    while (nanosleep(&ts, &ts) && errno == EINTR) {
+        continue;
+    }
+}
+
+/* Pins the calling thread to 'cpu'.  One sched_setaffinity() syscall.
+ * Returns 0 or an errno value. */
+static int
+pin_self(int cpu)
+{
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) ? errno : 0;
+}
+
+static void
+job_stats_reset(void)
+{
+    job_stats.total_ns = 0;
+    job_stats.min_ns = UINT64_MAX;
+    job_stats.max_ns = 0;
+}
+
+static void
+job_stats_add(uint64_t ns)
+{
+    job_stats.total_ns += ns;
+    if (ns < job_stats.min_ns) {
+        job_stats.min_ns = ns;
+    }
+    if (ns > job_stats.max_ns) {
+        job_stats.max_ns = ns;
+    }
+}
+
+/* "syscalls N M": exactly N getppid() and M clock_nanosleep() of 10 ms.
+ * Raw syscall() so that the C library cannot add or hide anything.  Each
+ * sleep is timed from user space (job_stats): the kernel's view of the
+ * syscall's duration cannot be longer. */
+static int
+job_syscalls(long n_getppid, long n_sleep)
+{
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * NSEC_PER_MSEC };
+    long i;
+
+    job_stats_reset();
+    for (i = 0; i < n_getppid; i++) {
+        syscall(SYS_getppid);
+    }
+    for (i = 0; i < n_sleep; i++) {
+        uint64_t start = now_ns();
+
+        syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+        job_stats_add(now_ns() - start);
+    }
+    return 0;
+}
+
+/* "poll K MS": K + 1 poll(NULL, 0, 0) calls, with a busy spin of at least
+ * MS ms between the return of one and the entry of the next, so K "long
+ * poll" intervals.  Each interval is timed from user space (job_stats), from
+ * just after a poll() returns to just before the next one is called: the
+ * kernel's view (syscall exit to syscall entry) is that plus the few hundred
+ * ns of the syscall return and entry paths. */
+static int
+job_poll(long k, long ms)
+{
+    long i;
+
+    job_stats_reset();
+    syscall(SYS_poll, NULL, 0, 0);
+    for (i = 0; i < k; i++) {
+        uint64_t start = now_ns();
+        uint64_t end;
+
+        do {
+            end = now_ns();
+        } while (end - start < ms * NSEC_PER_MSEC);
+        job_stats_add(end - start);
+        syscall(SYS_poll, NULL, 0, 0);
+    }
+    return 0;
+}
+
+/* "contend" (urcu3) and "irqspin" (irq6): pin, then spin for 'ms' of wall
+ * time.  Syscalls: one sched_setaffinity(). */
+static int
+job_spin(long ms, int cpu)
+{
+    int error = pin_self(cpu);
+
+    if (!error) {
+        spin_ns(ms * NSEC_PER_MSEC);
+    }
+    return error;
+}
+
+/* "contend" (pmd4): pin, then spin until the main thread says stop.  Syscalls:
+ * one sched_setaffinity(). */
+static int
+job_spin_until_stop(int cpu)
+{
+    int error = pin_self(cpu);
+
+    if (error) {
+        return error;
+    }
+    atomic_store(&pmd_spinning, true);
+    while (!atomic_load(&pmd_stop)) {
+        continue;
+    }
+    return 0;
+}
+
+/* "udp N" (handler5): N times, one sendto() of a one byte datagram to our
+ * own loopback socket, then one blocking recvfrom() that gets it back.
+ * Exactly N sendto() and N recvfrom(), however the softirq is scheduled.
+ * Loopback transmission runs the NET_RX softirq in the sender's context. */
+static int
+job_udp(long n)
+{
+    char byte = 'x';
+    long i;
+
+    for (i = 0; i < n; i++) {
+        if (sendto(udp_tx_fd, &byte, 1, 0, (struct sockaddr *) &udp_rx_addr,
+                   sizeof udp_rx_addr) != 1) {
+            return errno;
+        }
+        if (recvfrom(udp_rx_fd, &byte, 1, 0, NULL, NULL) != 1) {
+            return errno;
+        }
+    }
+    return 0;
+}
+
+/* "irqspin" (io7): pin to 'cpu', then O_DIRECT 4 KiB pwrite() + fdatasync()
+ * in a loop for 'ms' of wall time, to make the block device interrupt. */
+static int
+job_direct_io(long ms, int cpu)
+{
+    uint64_t deadline;
+    int error = pin_self(cpu);
+    long i;
+    int fd;
+
+    if (error) {
+        return error;
+    }
+    fd = open(io_path, O_WRONLY | O_CREAT | O_DIRECT, 0600);
+    if (fd < 0) {
+        return errno;
+    }
+    deadline = now_ns() + ms * NSEC_PER_MSEC;
+    for (i = 0; now_ns() < deadline; i++) {
+        off_t offset = (off_t) (i % IO_FILE_BLOCKS) * IO_BLOCK_SIZE;
+
+        if (pwrite(fd, io_buf, sizeof io_buf, offset) != sizeof io_buf
+            || fdatasync(fd)) {
+            error = errno ? errno : EIO;
+            break;
+        }
+    }
+    close(fd);
+    unlink(io_path);
+    return error;
+}
+
+static int
+run_job(const struct job *job)
+{
+    switch (job->type) {
+    case JOB_SYSCALLS:
+        return job_syscalls(job->arg[0], job->arg[1]);
+    case JOB_POLL:
+        return job_poll(job->arg[0], job->arg[1]);
+    case JOB_SPIN:
+        return job_spin(job->arg[0], job->arg[1]);
+    case JOB_SPIN_UNTIL_STOP:
+        return job_spin_until_stop(job->arg[1]);
+    case JOB_UDP:
+        return job_udp(job->arg[0]);
+    case JOB_DIRECT_IO:
+        return job_direct_io(job->arg[0], job->arg[1]);
+    }
+    return EINVAL;
+}
+
+/* The one write() by which a worker reports a finished job (or its start). */
+static void
+send_done(enum worker_id id, int error)
+{
+    struct done_msg msg = { .worker = id, .error = error };
+
+    if (write(done_fd[1], &msg, sizeof msg) != sizeof msg) {
+        fatal("%s: write: %s", workers[id].name, strerror(errno));
+    }
+}
+
+/* Creates handler5's sockets: a receiver bound to 127.0.0.1 on an ephemeral
+ * port, and an unbound sender.  Done before any job, so that jobs make
+ * exactly the syscalls documented above. */
+static void
+udp_setup(void)
+{
+    socklen_t len = sizeof udp_rx_addr;
+
+    udp_rx_fd = socket(AF_INET, SOCK_DGRAM, 0);
+    udp_tx_fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (udp_rx_fd < 0 || udp_tx_fd < 0) {
+        fatal("socket: %s", strerror(errno));
+    }
+    memset(&udp_rx_addr, 0, sizeof udp_rx_addr);
+    udp_rx_addr.sin_family = AF_INET;
+    udp_rx_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(udp_rx_fd, (struct sockaddr *) &udp_rx_addr, len)
+        || getsockname(udp_rx_fd, (struct sockaddr *) &udp_rx_addr, &len)) {
+        fatal("bind/getsockname: %s", strerror(errno));
+    }
+}
+
+static void *
+worker_main(void *arg)
+{
+    enum worker_id id = (enum worker_id) (intptr_t) arg;
+    struct worker *w = &workers[id];
+
+    prctl(PR_SET_NAME, w->name);
+    w->tid = syscall(SYS_gettid);
+    if (id == W_HANDLER5) {
+        udp_setup();
+    }
+    send_done(id, 0);
+
+    for (;;) {
+        struct job job;
+        ssize_t n;
+
+        /* Idle: blocked here until the main thread dispatches a job. */
+        n = read(w->job_fd[0], &job, sizeof job);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n != sizeof job) {
+            fatal("%s: read: %s", w->name, n < 0 ? strerror(errno) : "short");
+        }
+        send_done(id, run_job(&job));
+    }
+    return NULL;
+}
+
+/* "spawn-exit": a short-lived thread that names itself, makes exactly three
+ * getppid() and exits. */
+static void *
+exiter_main(void *arg)
+{
+    (void) arg;
+    atomic_store(&exiter_tid, (int) syscall(SYS_gettid));
+    prctl(PR_SET_NAME, exiter_name);
+    syscall(SYS_getppid);
+    syscall(SYS_getppid);
+    syscall(SYS_getppid);
+    return NULL;
+}
+
+/*
+ * Main thread side.
+ */
+
+/* Reads a small /proc file into 'buf'.  Returns false on failure. */
+static bool
+read_proc_file(const char *path, char *buf, size_t size)
+{
+    ssize_t n;
+    int fd;
+
+    fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        return false;
+    }
+    n = read(fd, buf, size - 1);
+    close(fd);
+    if (n < 0) {
+        return false;
+    }
+    buf[n] = '\0';
+    return true;
+}
+
+/* Returns true if thread 'tid' of this process sleeps in read(). */
+static bool
+blocked_in_read(pid_t tid)
+{
+    char path[64], buf[512], *paren;
+
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int) tid);
+    if (!read_proc_file(path, buf, sizeof buf)) {
+        return false;
+    }
+    paren = strrchr(buf, ')');
+    if (!paren || strncmp(paren, ") S ", 4)) {
+        return false;
+    }
+
+    /* "NR ARG..." when blocked in syscall NR, "running" otherwise. */
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int) tid);
+    if (!read_proc_file(path, buf, sizeof buf)) {
+        return false;
+    }
+    return strtol(buf, NULL, 10) == SYS_read && buf[0] >= '0'
+           && buf[0] <= '9';
+}
+
+/* Waits until worker 'id' is blocked in read() on its job pipe. */
+static bool
+wait_blocked(enum worker_id id)
+{
+    uint64_t deadline = now_ns() + BLOCK_WAIT_NS;
+
+    while (!blocked_in_read(workers[id].tid)) {
+        if (now_ns() > deadline) {
+            return false;
+        }
+        sleep_ns(100 * 1000);
+    }
+    return true;
+}
+
+static void
+dispatch(enum worker_id id, enum job_type type, long arg0, long arg1)
+{
+    struct job job = { .type = type, .arg = { arg0, arg1 } };
+
+    if (write(workers[id].job_fd[1], &job, sizeof job) != sizeof job) {
+        fatal("write job to %s: %s", workers[id].name, strerror(errno));
+    }
+}
+
+/* Reads one completion message; 'timeout_ms' < 0 blocks.  Returns false on
+ * time-out. */
+static bool
+read_done(struct done_msg *msg, int timeout_ms)
+{
+    struct pollfd pfd = { .fd = done_fd[0], .events = POLLIN };
+    ssize_t n;
+
+    if (timeout_ms >= 0 && poll(&pfd, 1, timeout_ms) == 0) {
+        return false;
+    }
+    do {
+        n = read(done_fd[0], msg, sizeof *msg);
+    } while (n < 0 && errno == EINTR);
+    if (n != sizeof *msg || msg->worker < 0 || msg->worker >= N_WORKERS) {
+        fatal("bad completion message");
+    }
+    return true;
+}
+
+/* Formats an error reply for worker 'id' failing with 'error'. */
+static void
+worker_error(char *reply, size_t size, enum worker_id id, int error)
+{
+    snprintf(reply, size, "error %s: %s", workers[id].name, strerror(error));
+}
+
+/* Waits for the completion of workers 'a' and 'b' (b may be N_WORKERS for
+ * none), in any order, and then until they are blocked in read() again.
+ * Returns false, with an error reply, if either failed. */
+static bool
+collect(enum worker_id a, enum worker_id b, char *reply, size_t size)
+{
+    int pending = 1 + (b != N_WORKERS);
+    bool ok = true;
+
+    while (pending > 0) {
+        struct done_msg msg;
+
+        read_done(&msg, -1);
+        if (msg.worker != (int) a && msg.worker != (int) b) {
+            fatal("unexpected completion from %s", workers[msg.worker].name);
+        }
+        if (msg.error && ok) {
+            worker_error(reply, size, msg.worker, msg.error);
+            ok = false;
+        }
+        pending--;
+    }
+    if (!wait_blocked(a) || (b != N_WORKERS && !wait_blocked(b))) {
+        snprintf(reply, size, "error worker did not block again");
+        return false;
+    }
+    return ok;
+}
+
+/* Returns true if this process may run on 'cpu'. */
+static bool
+cpu_allowed(long cpu)
+{
+    cpu_set_t set;
+
+    if (cpu < 0 || cpu >= CPU_SETSIZE
+        || sched_getaffinity(0, sizeof set, &set)) {
+        return false;
+    }
+    return CPU_ISSET(cpu, &set);
+}
+
+/* Returns the lowest CPU this process may run on other than 'cpu', or -1. */
+static int
+other_cpu(long cpu)
+{
+    cpu_set_t set;
+    int i;
+
+    if (sched_getaffinity(0, sizeof set, &set)) {
+        return -1;
+    }
+    for (i = 0; i < CPU_SETSIZE; i++) {
+        if (i != cpu && CPU_ISSET(i, &set)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* "contend MS CPU": see the top of the file. */
+static void
+cmd_contend(long ms, long cpu, char *reply, size_t size)
+{
+    struct done_msg msg;
+
+    atomic_store(&pmd_spinning, false);
+    atomic_store(&pmd_stop, false);
+    dispatch(W_PMD4, JOB_SPIN_UNTIL_STOP, 0, cpu);
+
+    /* Let pmd4 occupy the CPU before urcu3 arrives. */
+    while (!atomic_load(&pmd_spinning)) {
+        if (read_done(&msg, 1)) {
+            /* pmd4 only completes before spinning if it failed. */
+            worker_error(reply, size, msg.worker, msg.error);
+            wait_blocked(W_PMD4);
+            return;
+        }
+    }
+
+    dispatch(W_URCU3, JOB_SPIN, ms, cpu);
+    read_done(&msg, -1);
+    if (msg.worker != W_URCU3) {
+        fatal("unexpected completion from %s", workers[msg.worker].name);
+    }
+    atomic_store(&pmd_stop, true);
+    if (!collect(W_PMD4, N_WORKERS, reply, size)) {
+        return;
+    }
+    if (msg.error) {
+        worker_error(reply, size, W_URCU3, msg.error);
+    } else if (!wait_blocked(W_URCU3)) {
+        snprintf(reply, size, "error urcu3 did not block again");
+    }
+}
+
+/* "spawn-exit NAME": see the top of the file. */
+static void
+cmd_spawn_exit(const char *name, char *reply, size_t size)
+{
+    pthread_t thread;
+    int error;
+
+    snprintf(exiter_name, sizeof exiter_name, "%s", name);
+    atomic_store(&exiter_tid, 0);
+    error = pthread_create(&thread, NULL, exiter_main, NULL);
+    if (error) {
+        snprintf(reply, size, "error pthread_create: %s", strerror(error));
+        return;
+    }
+    pthread_join(thread, NULL);
+    snprintf(reply, size, "done %d", atomic_load(&exiter_tid));
+}
+
+/* Parses a decimal integer in [min, max]. */
+static bool
+parse_long(const char *s, long min, long max, long *value)
+{
+    char *end;
+
+    if (!s) {
+        return false;
+    }
+    errno = 0;
+    *value = strtol(s, &end, 10);
+    return !errno && end != s && !*end && *value >= min && *value <= max;
+}
+
+/* Executes one command line, and formats the reply into 'reply'.  Returns
+ * false for "quit". */
+static bool
+execute(char *line, char *reply, size_t size)
+{
+    char *save = NULL;
+    char *cmd = strtok_r(line, " \t\r\n", &save);
+    char *arg1 = strtok_r(NULL, " \t\r\n", &save);
+    char *arg2 = strtok_r(NULL, " \t\r\n", &save);
+    bool extra = strtok_r(NULL, " \t\r\n", &save) != NULL;
+    long a, b;
+
+    snprintf(reply, size, "done");
+    if (!cmd) {
+        snprintf(reply, size, "error empty command");
+    } else if (extra) {
+        snprintf(reply, size, "error too many arguments");
+    } else if (!strcmp(cmd, "ping")) {
+        /* Nothing to do. */
+    } else if (!strcmp(cmd, "quit")) {
+        return false;
+    } else if (!strcmp(cmd, "syscalls")) {
+        if (!parse_long(arg1, 0, MAX_COUNT, &a)
+            || !parse_long(arg2, 0, MAX_COUNT, &b)) {
+            snprintf(reply, size, "error usage: syscalls N M");
+            return true;
+        }
+        dispatch(W_HANDLER1, JOB_SYSCALLS, a, b);
+        if (collect(W_HANDLER1, N_WORKERS, reply, size)) {
+            snprintf(reply, size, "done sleep_total_ns=%"PRIu64
+                     " sleep_max_ns=%"PRIu64, job_stats.total_ns,
+                     job_stats.max_ns);
+        }
+    } else if (!strcmp(cmd, "poll")) {
+        if (!parse_long(arg1, 0, MAX_COUNT, &a)
+            || !parse_long(arg2, 0, MAX_MSEC, &b)) {
+            snprintf(reply, size, "error usage: poll K MS");
+            return true;
+        }
+        dispatch(W_REVALIDATOR2, JOB_POLL, a, b);
+        if (collect(W_REVALIDATOR2, N_WORKERS, reply, size) && a > 0) {
+            snprintf(reply, size, "done gap_min_ns=%"PRIu64
+                     " gap_max_ns=%"PRIu64" gap_avg_ns=%"PRIu64,
+                     job_stats.min_ns, job_stats.max_ns,
+                     job_stats.total_ns / a);
+        }
+    } else if (!strcmp(cmd, "contend")) {
+        if (!parse_long(arg1, 0, MAX_MSEC, &a)
+            || !parse_long(arg2, 0, CPU_SETSIZE - 1, &b) || !cpu_allowed(b)) {
+            snprintf(reply, size, "error usage: contend MS CPU");
+            return true;
+        }
+        cmd_contend(a, b, reply, size);
+    } else if (!strcmp(cmd, "udp")) {
+        if (!parse_long(arg1, 0, MAX_COUNT, &a) || arg2) {
+            snprintf(reply, size, "error usage: udp N");
+            return true;
+        }
+        dispatch(W_HANDLER5, JOB_UDP, a, 0);
+        collect(W_HANDLER5, N_WORKERS, reply, size);
+    } else if (!strcmp(cmd, "irqspin")) {
+        int other;
+
+        if (!parse_long(arg1, 0, MAX_MSEC, &a)
+            || !parse_long(arg2, 0, CPU_SETSIZE - 1, &b) || !cpu_allowed(b)) {
+            snprintf(reply, size, "error usage: irqspin MS CPU");
+            return true;
+        }
+        other = other_cpu(b);
+        if (other < 0) {
+            snprintf(reply, size, "error irqspin needs two CPUs");
+            return true;
+        }
+        dispatch(W_IO7, JOB_DIRECT_IO, a, other);
+        dispatch(W_IRQ6, JOB_SPIN, a, b);
+        collect(W_IRQ6, W_IO7, reply, size);
+    } else if (!strcmp(cmd, "spawn-exit")) {
+        if (!arg1 || arg2) {
+            snprintf(reply, size, "error usage: spawn-exit NAME");
+            return true;
+        }
+        cmd_spawn_exit(arg1, reply, size);
+    } else {
+        snprintf(reply, size, "error unknown command '%s'", cmd);
+    }
+    return true;
+}
+
+static void usage(FILE *stream, int status) __attribute__((noreturn));
+
+static void
+usage(FILE *stream, int status)
+{
+    fprintf(stream,
+            "usage: workload --ctl FIFO --reply PATH [--name NAME]\n"
+            "                [--io-dir DIR] [--die-with-parent]\n"
+            "Reads commands from FIFO, answers on PATH; see workload.c.\n");
+    exit(status);
+}
+
+int
+main(int argc, char *argv[])
+{
+    static const struct option long_options[] = {
+        { "ctl", required_argument, NULL, 'c' },
+        { "reply", required_argument, NULL, 'r' },
+        { "name", required_argument, NULL, 'n' },
+        { "io-dir", required_argument, NULL, 'i' },
+        { "die-with-parent", no_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *name = "kd-workload";
+    const char *io_dir = "/var/tmp";
+    const char *ctl_path = NULL;
+    const char *reply_path = NULL;
+    char *line = NULL;
+    size_t line_size = 0;
+    int ctl_fd, reply_fd;
+    FILE *ctl;
+    int opt;
+    int i;
+
+    while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            ctl_path = optarg;
+            break;
+        case 'r':
+            reply_path = optarg;
+            break;
+        case 'n':
+            name = optarg;
+            break;
+        case 'i':
+            io_dir = optarg;
+            break;
+        case 'd':
+            if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() == 1) {
+                fatal("parent already gone");
+            }
+            break;
+        case 'h':
+            usage(stdout, EXIT_SUCCESS);
+        default:
+            usage(stderr, 2);
+        }
+    }
+    if (optind != argc || !ctl_path || !reply_path) {
+        usage(stderr, 2);
+    }
+
+    signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_NAME, name);
+    snprintf(io_path, sizeof io_path, "%s/kd-workload.%ld.io", io_dir,
+             (long) getpid());
+    memset(io_buf, 'k', sizeof io_buf);
+
+    /* O_RDWR: never blocks in open(), never sees EOF when a writer closes,
+     * and never gets SIGPIPE/EPIPE when nobody reads the replies yet. */
+    ctl_fd = open(ctl_path, O_RDWR);
+    if (ctl_fd < 0) {
+        fatal("%s: %s", ctl_path, strerror(errno));
+    }
+    reply_fd = open(reply_path, O_RDWR | O_APPEND | O_CREAT, 0644);
+    if (reply_fd < 0) {
+        fatal("%s: %s", reply_path, strerror(errno));
+    }
+    ctl = fdopen(ctl_fd, "r");
+    if (!ctl) {
+        fatal("fdopen: %s", strerror(errno));
+    }
+
+    if (pipe(done_fd)) {
+        fatal("pipe: %s", strerror(errno));
+    }
+    for (i = 0; i < N_WORKERS; i++) {
+        int error;
+
+        if (pipe(workers[i].job_fd)) {
+            fatal("pipe: %s", strerror(errno));
+        }
+        error = pthread_create(&workers[i].thread, NULL, worker_main,
+                               (void *) (intptr_t) i);
+        if (error) {
+            fatal("pthread_create: %s", strerror(error));
+        }
+    }
+
+    /* Wait for every worker to start, and then to block in read(). */
+    for (i = 0; i < N_WORKERS; i++) {
+        struct done_msg msg;
+
+        read_done(&msg, -1);
+    }
+    for (i = 0; i < N_WORKERS; i++) {
+        if (!wait_blocked(i)) {
+            fatal("%s did not block in read()", workers[i].name);
+        }
+        printf("%d %s\n", (int) workers[i].tid, workers[i].name);
+    }
+    printf("ready\n");
+    fflush(stdout);
+
+    for (;;) {
+        char reply[256];
+        bool more;
+        size_t len;
+
+        if (getline(&line, &line_size, ctl) < 0) {
+            fatal("%s: read error", ctl_path);
+        }
+        more = execute(line, reply, sizeof reply - 1);
+        len = strlen(reply);
+        reply[len++] = '\n';
+        if (write(reply_fd, reply, len) != (ssize_t) len) {
+            fatal("%s: write: %s", reply_path, strerror(errno));
+        }
+        if (!more) {
+            break;
+        }
+    }
+    free(line);
+    return EXIT_SUCCESS;
+}
