@@ -26,10 +26,10 @@ LDLIBS_ALL = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
 
 # Modules that never touch the kernel: unit-tested directly.
 CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
-	src/sample.c src/report.c src/target.c
+	src/sample.c src/report.c src/target.c src/trigger.c
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/program.c src/maps.c src/capture.c \
-	src/host.c
+	src/host.c src/hook.c src/events.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
@@ -59,9 +59,7 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Tests.
-$(UNIT_TESTS): tests/test_units.c $(CORE_OBJS) build/layout.o \
-		build/capture.o build/program.o build/maps.o \
-		build/template_data.o
+$(UNIT_TESTS): tests/test_units.c $(CORE_OBJS) $(KERNEL_OBJS)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 tests/workload: tests/workload.c

@@ -37,9 +37,26 @@
 #define KD_TASK_STOPPED     0x0004
 #define KD_IRQ_NONE         0
 
-/* Values of capture_on[0]; the user space side sets them. */
+/* Values of capture_on[0].  User space arms a sample (IDLE), starts it
+ * (ON) unless a start trigger does, and marks it STOPPED while it reports,
+ * so that no trigger starts a sample before the maps are empty again. */
 #define KD_CAPTURE_IDLE     0
 #define KD_CAPTURE_ON       1
+#define KD_CAPTURE_STOPPED  0xffff
+
+/* Indexes into counters. */
+enum kd_counter {
+    KD_COUNTER_EVENTS_DROPPED,  /* Ring buffer full. */
+    KD_COUNTER_TRIGGERS_MISSED, /* Start trigger while reporting. */
+    KD_N_COUNTERS
+};
+
+/* Events sent to user space through the ring buffer. */
+enum kd_event_id {
+    KD_EVENT_SYSCALL,
+    KD_EVENT_START_TRIGGER,
+    KD_EVENT_STOP_TRIGGER,
+};
 
 /* Indexes into map_full, one per map that can fill up. */
 enum kd_map_id {
@@ -100,8 +117,15 @@ struct kd_name {
     char comm[16];
 };
 
+struct kd_event {
+    u64 ts;
+    u32 tid;
+    u32 id;
+};
+
 BPF_ARRAY(capture_on, u64, 1);
 BPF_PERCPU_ARRAY(map_full, u64, KD_N_MAPS);
+BPF_PERCPU_ARRAY(counters, u64, KD_N_COUNTERS);
 BPF_HASH(tstate, u32, struct kd_tstate, KD_MAX_THREADS);
 BPF_HASH(tstats, u32, struct kd_tstats, KD_MAX_THREADS);
 BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, KD_MAX_SYSCALLS);
@@ -493,3 +517,73 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     st->softirq_ts = 0;
     return 0;
 }
+
+/*
+ * Start and stop triggers.  The trigger programs have fixed names; user
+ * space attaches them to whatever the user asked for.
+ */
+#if @WITH_EVENTS@
+BPF_RINGBUF_OUTPUT(events, @BUFFER_PAGE_COUNT@);
+
+static __always_inline int
+kd_send_event(u32 id, u64 now)
+{
+    struct kd_event *event = events.ringbuf_reserve(sizeof *event);
+
+    if (!event) {
+        counters.increment(KD_COUNTER_EVENTS_DROPPED);
+        return -1;
+    }
+    event->ts = now;
+    event->tid = (u32) bpf_get_current_pid_tgid();
+    event->id = id;
+    events.ringbuf_submit(event, 0);
+    return 0;
+}
+#endif
+
+#if @WITH_START_TRIGGER@
+int
+kd_start_trigger_probe(void *ctx)
+{
+    int key = 0;
+    u64 *on = capture_on.lookup(&key);
+    u64 now = bpf_ktime_get_ns();
+
+    if (!on) {
+        return 0;
+    }
+    /* Only an armed sample starts, and only once, whatever CPU races. */
+    if (__sync_val_compare_and_swap(on, KD_CAPTURE_IDLE, KD_CAPTURE_ON)
+        != KD_CAPTURE_IDLE) {
+        if (*on == KD_CAPTURE_STOPPED) {
+            counters.increment(KD_COUNTER_TRIGGERS_MISSED);
+        }
+        return 0;
+    }
+    if (kd_send_event(KD_EVENT_START_TRIGGER, now)) {
+        /* User space would never learn that the sample started. */
+        *on = KD_CAPTURE_IDLE;
+        counters.increment(KD_COUNTER_TRIGGERS_MISSED);
+    }
+    return 0;
+}
+#endif
+
+#if @WITH_STOP_TRIGGER@
+int
+kd_stop_trigger_probe(void *ctx)
+{
+    int key = 0;
+    u64 *on = capture_on.lookup(&key);
+    u64 now = bpf_ktime_get_ns();
+
+    if (!on || __sync_val_compare_and_swap(on, KD_CAPTURE_ON,
+                                           KD_CAPTURE_STOPPED)
+               != KD_CAPTURE_ON) {
+        return 0;
+    }
+    kd_send_event(KD_EVENT_STOP_TRIGGER, now);
+    return 0;
+}
+#endif

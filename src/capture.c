@@ -33,12 +33,18 @@ kd_capture_map_name(enum kd_full_map map)
 
 int
 kd_capture_source(const struct kd_options *options, unsigned int tgid,
-                  const struct kd_layout *layout, char **text, char **error)
+                  const struct kd_layout *layout, const char *prefix,
+                  char **text, char **error)
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
+    char s_pages[16];
+    bool start = options->start_trigger != NULL;
+    bool stop = options->stop_trigger != NULL;
     int poll = kd_syscall_nr("poll");
+    char *body;
+    int err;
 
-    (void) options;
+    snprintf(s_pages, sizeof s_pages, "%u", options->buffer_page_count);
     snprintf(s_tgid, sizeof s_tgid, "%u", tgid);
     /* Without a poll syscall (e.g. arm64), -1 matches no number. */
     snprintf(s_poll, sizeof s_poll, "%d", poll >= 0 ? poll : -1);
@@ -59,9 +65,19 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "MAX_THREADS", s_threads },
         { "MAX_SYSCALL_ENTRIES", s_syscalls },
         { "MAX_IRQ_ENTRIES", s_irqs },
+        { "WITH_EVENTS", start || stop ? "1" : "0" },
+        { "WITH_START_TRIGGER", start ? "1" : "0" },
+        { "WITH_STOP_TRIGGER", stop ? "1" : "0" },
+        { "BUFFER_PAGE_COUNT", s_pages },
     };
-    return kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
-                              text, error);
+    err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
+                             &body, error);
+    if (err) {
+        return err;
+    }
+    *text = kd_xasprintf("%s%s", prefix ? prefix : "", body);
+    free(body);
+    return 0;
 }
 
 static double
@@ -95,8 +111,11 @@ kd_capture_check_map(struct kd_capture *c, const char *name,
 
 int
 kd_capture_open(struct kd_capture *c, const struct kd_options *options,
-                unsigned int tgid, char **error)
+                unsigned int tgid, struct kd_hook *start_hook,
+                struct kd_hook *stop_hook, char **error)
 {
+    struct kd_hook *hooks[2] = { start_hook, stop_hook };
+    struct kd_ds prefix = KD_DS_EMPTY_INITIALIZER;
     struct kd_layout layout;
     struct timespec start;
     char *text = NULL;
@@ -105,7 +124,7 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     memset(c, 0, sizeof *c);
     c->prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     c->tgid = tgid;
-    c->capture_fd = c->map_full_fd = -1;
+    c->capture_fd = c->map_full_fd = c->counters_fd = -1;
     *error = NULL;
 
     err = kd_layout_init(&layout, getenv("KERNEL_DELAY_NO_BTF") != NULL,
@@ -123,7 +142,17 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
                 layout.irqaction_name, layout.syscall_nr);
     }
 
-    err = kd_capture_source(options, tgid, &layout, &text, error);
+    for (size_t i = 0; i < KD_ARRAY_SIZE(hooks); i++) {
+        char *code = hooks[i] ? kd_hook_code(hooks[i]) : NULL;
+
+        if (code) {
+            kd_ds_put_format(&prefix, "%s\n", code);
+            free(code);
+        }
+    }
+    err = kd_capture_source(options, tgid, &layout,
+                            prefix.length ? kd_ds_cstr(&prefix) : NULL,
+                            &text, error);
     if (err) {
         /* The template and this program disagree: a bug of ours. */
         err = EPROTO;
@@ -155,6 +184,7 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
         { "names", sizeof(uint32_t), sizeof(struct kd_name) },
         { "capture_on", sizeof(uint32_t), sizeof(uint64_t) },
         { "map_full", sizeof(uint32_t), sizeof(uint64_t) },
+        { "counters", sizeof(uint32_t), sizeof(uint64_t) },
     };
     for (size_t i = 0; i < KD_ARRAY_SIZE(maps); i++) {
         err = kd_capture_check_map(c, maps[i].name, maps[i].key_size,
@@ -165,6 +195,7 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     }
     c->capture_fd = kd_program_map_fd(&c->prog, "capture_on");
     c->map_full_fd = kd_program_map_fd(&c->prog, "map_full");
+    c->counters_fd = kd_program_map_fd(&c->prog, "counters");
 
     clock_gettime(CLOCK_MONOTONIC, &start);
     err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
@@ -172,12 +203,32 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     if (err) {
         goto cleanup;
     }
+    for (size_t i = 0; i < KD_ARRAY_SIZE(hooks); i++) {
+        if (hooks[i]) {
+            err = kd_hook_attach(hooks[i], &c->prog, options->debug, error);
+            if (err) {
+                goto cleanup;
+            }
+        }
+    }
     if (options->debug) {
         fprintf(stderr, "kernel_delay: loaded and attached %zu functions "
                 "in %.3f s\n", c->prog.n_links, kd_elapsed(&start));
     }
 
+    if (start_hook || stop_hook) {
+        err = kd_events_open(&c->events,
+                             kd_program_map_fd(&c->prog, "events"));
+        if (err) {
+            *error = kd_xasprintf("Failed to open the eBPF ring buffer: %s",
+                                  strerror(err));
+            goto cleanup;
+        }
+        c->with_events = true;
+    }
+
 cleanup:
+    kd_ds_destroy(&prefix);
     free(text);
     return err;
 }
@@ -186,6 +237,19 @@ int
 kd_capture_set(struct kd_capture *c, uint64_t state)
 {
     return kd_map_set_u64(c->capture_fd, 0, state);
+}
+
+int
+kd_capture_get(struct kd_capture *c, uint64_t *state)
+{
+    return kd_map_get_u64(c->capture_fd, 0, state);
+}
+
+int
+kd_capture_counters(struct kd_capture *c, uint64_t counters[KD_N_COUNTERS])
+{
+    return kd_map_percpu_sums(c->counters_fd, counters, KD_N_COUNTERS,
+                              false);
 }
 
 /* Reads and empties map 'name' into a new array of entries. */
@@ -293,5 +357,9 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
 void
 kd_capture_close(struct kd_capture *c)
 {
+    if (c->with_events) {
+        kd_events_close(&c->events);
+        c->with_events = false;
+    }
     kd_program_close(&c->prog);
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "events.h"
+#include "hook.h"
 #include "layout.h"
 #include "program.h"
 #include "sample.h"
@@ -42,29 +44,50 @@ enum kd_full_map {
     KD_N_FULL_MAPS
 };
 
-/* The eBPF side of a capture: the program, loaded and attached, and its
- * maps. */
+/* Counters of the eBPF program (enum kd_counter there). */
+enum kd_counter {
+    KD_COUNTER_EVENTS_DROPPED,
+    KD_COUNTER_TRIGGERS_MISSED,
+    KD_N_COUNTERS
+};
+
+/* The eBPF side of a capture: the program, loaded and attached, its maps,
+ * and the consumer of its events. */
 struct kd_capture {
     struct kd_program prog;
     unsigned int tgid;
     int capture_fd;
     int map_full_fd;
+    int counters_fd;
+    bool with_events;
+    struct kd_events events;
 };
 
 /* Builds the eBPF program's source for 'options' and target 'tgid' with
- * kernel layout 'layout'.  Touches nothing in the kernel.  Returns 0 and
- * the text in '*text', or a positive errno and '*error'. */
+ * kernel layout 'layout', after 'prefix' (code the hooks need, or NULL).
+ * Touches nothing in the kernel.  Returns 0 and the text in '*text', or a
+ * positive errno and '*error'. */
 int kd_capture_source(const struct kd_options *, unsigned int tgid,
-                      const struct kd_layout *, char **text, char **error);
+                      const struct kd_layout *, const char *prefix,
+                      char **text, char **error);
 
-/* Compiles, loads and attaches the program for 'options' and 'tgid'.
+/* Compiles, loads and attaches the program for 'options' and 'tgid', with
+ * the triggers' 'hooks' (NULL where there is none), prepared already.
  * Returns 0 or a positive errno with a message in '*error'.  Call
  * kd_capture_close() in any case. */
 int kd_capture_open(struct kd_capture *, const struct kd_options *,
-                    unsigned int tgid, char **error);
+                    unsigned int tgid, struct kd_hook *start_hook,
+                    struct kd_hook *stop_hook, char **error);
 
 /* Sets the capture state (KD_CAPTURE_*). */
 int kd_capture_set(struct kd_capture *, uint64_t state);
+
+/* Gets the capture state (KD_CAPTURE_*). */
+int kd_capture_get(struct kd_capture *, uint64_t *state);
+
+/* Totals of the program's counters since it started. */
+int kd_capture_counters(struct kd_capture *,
+                        uint64_t counters[KD_N_COUNTERS]);
 
 /* Reads the statistics of the sample that just ended into 'sample' and
  * empties the maps for the next one.  '*lost' receives, per map, how many

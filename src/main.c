@@ -22,11 +22,14 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "events.h"
+#include "hook.h"
 #include "host.h"
 #include "options.h"
 #include "report.h"
 #include "sample.h"
 #include "target.h"
+#include "trigger.h"
 #include "util.h"
 
 /* Set by the signal handler, and only there. */
@@ -126,10 +129,12 @@ kd_print_lost(const uint64_t lost[KD_N_FULL_MAPS])
     printf(".\n#          The statistics above are incomplete.\n");
 }
 
-/* Ends the sample in progress, prints its report and readies the maps for
- * the next one.  Returns 0 or a positive errno. */
+/* Reads the sample that just ended and, unless 'discard', prints its
+ * report under a "# Sample dump" line ('delta' > 0: a triggered one).
+ * Empties the maps either way.  Returns 0 or a positive errno. */
 static int
-kd_dump_sample(struct kd_capture *capture, bool debug)
+kd_dump_sample(struct kd_capture *capture, uint64_t delta, bool discard,
+               bool debug)
 {
     struct kd_sample sample = { .pid = capture->tgid };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
@@ -138,10 +143,16 @@ kd_dump_sample(struct kd_capture *capture, bool debug)
     uint64_t start;
     int err;
 
-    kd_capture_set(capture, KD_CAPTURE_STOPPED);
-    kd_print_timestamp("# Stop sampling");
+    if (!discard) {
+        char buf[32];
+        char *msg = delta
+            ? kd_xasprintf("# Triggered sample dump, stop-start delta %s ns",
+                           kd_format_thousands(delta, buf))
+            : kd_xstrdup("# Sample dump");
 
-    kd_print_timestamp("# Sample dump");
+        kd_print_timestamp(msg);
+        free(msg);
+    }
     start = kd_now_ns();
     err = kd_capture_collect(capture, &sample, lost, &error);
     if (err) {
@@ -150,20 +161,215 @@ kd_dump_sample(struct kd_capture *capture, bool debug)
         kd_sample_clear(&sample);
         return err;
     }
-    kd_sample_group(&sample, kd_target_thread_name, NULL);
-    kd_report_sample(&ds, &sample);
-    fwrite(ds.string, 1, ds.length, stdout);
-    kd_print_lost(lost);
-    fflush(stdout);
-    if (debug) {
-        fprintf(stderr, "kernel_delay: sample of %zu threads read and "
-                "reported in %.3f ms\n", sample.n_threads,
-                (kd_now_ns() - start) / 1e6);
+    if (!discard) {
+        kd_sample_group(&sample, kd_target_thread_name, NULL);
+        kd_report_sample(&ds, &sample);
+        fwrite(ds.string, 1, ds.length, stdout);
+        kd_print_lost(lost);
+        fflush(stdout);
+        if (debug) {
+            fprintf(stderr, "kernel_delay: sample of %zu threads read and "
+                    "reported in %.3f ms\n", sample.n_threads,
+                    (kd_now_ns() - start) / 1e6);
+        }
     }
-
     kd_ds_destroy(&ds);
     kd_sample_clear(&sample);
-    return kd_capture_set(capture, KD_CAPTURE_IDLE);
+    return 0;
+}
+
+/* Waits until 'deadline' (0: no limit) for a signal or, when the capture
+ * has events, for events.  Wakes up at least every 100 ms, so that the
+ * caller can look at the capture's state.  Returns 0 or a positive
+ * errno. */
+static int
+kd_wait_events(struct kd_capture *capture, uint64_t deadline,
+               const sigset_t *unblocked)
+{
+    uint64_t wake = kd_now_ns() + 100000000ull;
+    int err;
+
+    if (deadline && deadline < wake) {
+        wake = deadline;
+    }
+    if (!capture->with_events) {
+        kd_wait(wake, unblocked);
+        return 0;
+    }
+    err = kd_events_wait(&capture->events, wake, unblocked);
+    return err == EINTR ? 0 : err;
+}
+
+static void
+kd_print_trigger_timestamp(const char *msg, uint64_t ts)
+{
+    char *line = kd_xasprintf("%s (trigger@%llu)", msg,
+                              (unsigned long long) ts);
+
+    kd_print_timestamp(line);
+    free(line);
+}
+
+/* Takes the samples, as the reference does: each one starts now or on the
+ * start trigger, and ends after --sample-time or on the stop trigger.
+ * Returns 0 or a positive errno. */
+static int
+kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
+               const sigset_t *unblocked)
+{
+    const struct kd_event_state *ev = &capture->events.state;
+    unsigned int done = 0;
+
+    while (done < o->sample_count && !kd_signalled) {
+        uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
+        bool started = false, by_start = false, by_stop = false;
+        uint64_t deadline = 0;
+        uint64_t state;
+        int err;
+
+        if (!o->start_trigger) {
+            err = kd_capture_set(capture, KD_CAPTURE_ON);
+            if (err) {
+                printf("ERROR: Failed to start capturing: %s\n",
+                       strerror(err));
+                return err;
+            }
+            kd_print_timestamp("# Start sampling");
+            started = true;
+            if (!o->stop_trigger) {
+                deadline = kd_now_ns() + o->sample_time * 1e9;
+            }
+        }
+
+        while (!kd_signalled && (!deadline || kd_now_ns() < deadline)) {
+            err = kd_wait_events(capture, deadline, unblocked);
+            if (err) {
+                printf("ERROR: Failed to read eBPF events: %s\n",
+                       strerror(err));
+                return err;
+            }
+            if (!started && ev->n_starts != n_starts) {
+                started = by_start = true;
+                kd_print_trigger_timestamp("# Start sampling",
+                                           ev->start_ts);
+                if (!o->stop_trigger) {
+                    deadline = kd_now_ns() + o->sample_time * 1e9;
+                }
+            }
+            if (ev->n_stops != n_stops) {
+                by_stop = true;
+                break;
+            }
+            /* A stop trigger whose event was lost (ring buffer full)
+             * still stopped the capture. */
+            if (o->stop_trigger && started
+                && !kd_capture_get(capture, &state)
+                && state == KD_CAPTURE_STOPPED) {
+                break;
+            }
+        }
+
+        if (!started) {
+            /* Interrupted while waiting for the start trigger: there is
+             * no sample to report. */
+            break;
+        }
+        kd_capture_set(capture, KD_CAPTURE_STOPPED);
+        if (by_stop) {
+            kd_print_trigger_timestamp("# Stop sampling", ev->stop_ts);
+        } else {
+            kd_print_timestamp("# Stop sampling");
+        }
+
+        /* The stop-start delta, when both triggers made this sample. */
+        uint64_t delta = by_start && by_stop && ev->stop_ts > ev->start_ts
+                         ? ev->stop_ts - ev->start_ts : 0;
+        bool skip = delta && delta < o->trigger_delta;
+
+        err = kd_dump_sample(capture, delta, skip, o->debug);
+        if (err) {
+            return err;
+        }
+        if (skip) {
+            char buf[32];
+            char *msg = kd_xasprintf("# Sample dump skipped, delta %s ns",
+                                     kd_format_thousands(delta, buf));
+
+            kd_print_timestamp(msg);
+            free(msg);
+        } else {
+            done++;
+        }
+
+        /* Re-arm at once: a start trigger that fires while the report is
+         * printed is a missed sample. */
+        err = kd_capture_set(capture, KD_CAPTURE_IDLE);
+        if (err) {
+            printf("ERROR: Failed to re-arm the capture: %s\n",
+                   strerror(err));
+            return err;
+        }
+        if (o->sample_interval > 0 && done < o->sample_count) {
+            kd_wait(kd_now_ns() + o->sample_interval * 1e9, unblocked);
+        }
+    }
+    return 0;
+}
+
+/* The warnings the reference prints after the last sample. */
+static void
+kd_print_final_warnings(struct kd_capture *capture,
+                        const struct kd_options *o)
+{
+    uint64_t counters[KD_N_COUNTERS];
+
+    if (kd_capture_counters(capture, counters)) {
+        return;
+    }
+    if (counters[KD_COUNTER_EVENTS_DROPPED]) {
+        printf("\n# WARNING: Not all events were captured, %llu were "
+               "dropped!\n#          Increase the BPF ring buffer size "
+               "with the --buffer-page-count option.\n",
+               (unsigned long long) counters[KD_COUNTER_EVENTS_DROPPED]);
+    }
+    if (o->sample_count > 1 && counters[KD_COUNTER_TRIGGERS_MISSED]) {
+        printf("\n# WARNING: Not all start triggers were successful. %llu "
+               "were missed due to\n#          slow userspace processing!\n",
+               (unsigned long long) counters[KD_COUNTER_TRIGGERS_MISSED]);
+    }
+    fflush(stdout);
+}
+
+/* Parses trigger 'text' and checks it against the target and the kernel.
+ * Returns 0, or the exit status after printing the error. */
+static int
+kd_setup_trigger(const char *text, bool start, unsigned int tgid,
+                 struct kd_trigger *trigger, struct kd_hook *hook)
+{
+    const char *role = start ? "start" : "stop";
+    char *error = NULL;
+    int err;
+
+    err = kd_trigger_parse(text, trigger, &error);
+    if (err) {
+        printf("ERROR: Invalid %s trigger %s\n", role, error);
+        free(error);
+        return EX_CONFIG;
+    }
+    err = kd_hook_prepare(hook, trigger, start, tgid, &error);
+    if (err == EINVAL) {
+        char quoted[128];
+
+        printf("ERROR: Invalid %s trigger [%s]; %s\n", role,
+               kd_trigger_quote(text, quoted, sizeof quoted), error);
+        free(error);
+        return EX_CONFIG;
+    } else if (err) {
+        printf("ERROR: %s\n", error);
+        free(error);
+        return EX_OSERR;
+    }
+    return 0;
 }
 
 /* The options of later versions that this one does not implement yet are
@@ -171,14 +377,9 @@ kd_dump_sample(struct kd_capture *capture, bool debug)
 static int
 kd_check_supported(const struct kd_options *o)
 {
-    const char *option = o->syscall_events ? "--syscall-events"
-                         : o->start_trigger ? "--start-trigger"
-                         : o->stop_trigger ? "--stop-trigger"
-                         : NULL;
-
-    if (option) {
-        printf("ERROR: %s is not supported by this version of "
-               "kernel_delay!\n", option);
+    if (o->syscall_events) {
+        printf("ERROR: --syscall-events is not supported by this version "
+               "of kernel_delay!\n");
         return EX_CONFIG;
     }
     return 0;
@@ -188,12 +389,19 @@ int
 main(int argc, char *argv[])
 {
     struct kd_capture capture = { .prog = KD_PROGRAM_INITIALIZER };
+    struct kd_trigger start_trigger, stop_trigger;
+    struct kd_hook start_hook, stop_hook;
     struct kd_options options;
     unsigned int tgid;
     sigset_t unblocked;
     char *error = NULL;
     int status;
     int err;
+
+    memset(&start_trigger, 0, sizeof start_trigger);
+    memset(&stop_trigger, 0, sizeof stop_trigger);
+    memset(&start_hook, 0, sizeof start_hook);
+    memset(&stop_hook, 0, sizeof stop_hook);
 
     status = kd_options_parse(&options, argc, argv, stdout, stderr);
     if (status >= 0) {
@@ -233,8 +441,23 @@ main(int argc, char *argv[])
 
     kd_signals_init(&unblocked);
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
-
     kd_host_mount_tracefs();
+
+    if (options.start_trigger) {
+        status = kd_setup_trigger(options.start_trigger, true, tgid,
+                                  &start_trigger, &start_hook);
+        if (status) {
+            goto cleanup;
+        }
+    }
+    if (options.stop_trigger) {
+        status = kd_setup_trigger(options.stop_trigger, false, tgid,
+                                  &stop_trigger, &stop_hook);
+        if (status) {
+            goto cleanup;
+        }
+    }
+
     err = kd_host_check_headers(&error);
     if (err) {
         printf("ERROR: %s\n", error);
@@ -242,43 +465,28 @@ main(int argc, char *argv[])
         goto cleanup;
     }
 
-    err = kd_capture_open(&capture, &options, tgid, &error);
+    err = kd_capture_open(&capture, &options, tgid,
+                          options.start_trigger ? &start_hook : NULL,
+                          options.stop_trigger ? &stop_hook : NULL, &error);
     if (err) {
         printf("ERROR: %s\n", error);
         status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
         goto cleanup;
     }
 
-    /* From here on the signals only interrupt kd_wait(). */
+    /* From here on the signals only interrupt the waits. */
     kd_signals_init(&unblocked);
-    status = EXIT_SUCCESS;
-    for (unsigned int i = 0; i < options.sample_count && !kd_signalled;
-         i++) {
-        uint64_t deadline;
-
-        err = kd_capture_set(&capture, KD_CAPTURE_ON);
-        if (err) {
-            printf("ERROR: Failed to start capturing: %s\n", strerror(err));
-            status = EX_OSERR;
-            goto cleanup;
-        }
-        deadline = kd_now_ns() + options.sample_time * 1e9;
-        kd_print_timestamp("# Start sampling");
-        kd_wait(deadline, &unblocked);
-
-        if (kd_dump_sample(&capture, options.debug)) {
-            status = EX_OSERR;
-            goto cleanup;
-        }
-        if (options.sample_interval > 0 && i + 1 < options.sample_count) {
-            kd_wait(kd_now_ns() + options.sample_interval * 1e9,
-                    &unblocked);
-        }
-    }
+    status = kd_run_samples(&capture, &options, &unblocked)
+             ? EX_OSERR : EXIT_SUCCESS;
+    kd_print_final_warnings(&capture, &options);
 
 cleanup:
     fflush(stdout);
     kd_capture_close(&capture);
+    kd_hook_close(&start_hook);
+    kd_hook_close(&stop_hook);
+    kd_trigger_destroy(&start_trigger);
+    kd_trigger_destroy(&stop_trigger);
     free(error);
     return status;
 }

@@ -163,6 +163,12 @@ kd_map_set_u64(int fd, uint32_t key, uint64_t value)
 }
 
 int
+kd_map_get_u64(int fd, uint32_t key, uint64_t *value)
+{
+    return kd_bpf_error(bpf_lookup_elem(fd, &key, value));
+}
+
+int
 kd_possible_cpus(void)
 {
     static int n_cpus = -1;

@@ -34,6 +34,9 @@ int kd_map_clear(int fd, const struct kd_map_layout *, size_t max_entries);
 /* Sets entry 'key' of array map 'fd' to 'value'. */
 int kd_map_set_u64(int fd, uint32_t key, uint64_t value);
 
+/* Gets entry 'key' of array map 'fd' into '*value'. */
+int kd_map_get_u64(int fd, uint32_t key, uint64_t *value);
+
 /* Sums, over all CPUs, the u64 entries 0 to n-1 of per-CPU array 'fd' into
  * 'sums', then sets them to zero when 'reset'. */
 int kd_map_percpu_sums(int fd, uint64_t *sums, size_t n, bool reset);

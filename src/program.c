@@ -8,6 +8,7 @@
 #include <bcc/bcc_common.h>
 #include <bcc/libbpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,22 +34,29 @@ kd_program_compile(struct kd_program *prog, const char *text,
     return 0;
 }
 
-/* Loads function 'func' as a program of 'type'.  Returns its fd or a
- * negative errno, with the verifier's log in '*error'. */
-static int
+int
 kd_program_load(struct kd_program *prog, const char *func, int type,
-                unsigned int debug, char **error)
+                unsigned int debug, int *fdp, char **error)
 {
     size_t log_size = debug ? 1 << 20 : 1 << 16;
-    char *log = kd_xcalloc(1, log_size);
-    void *start = bpf_function_start(prog->module, func);
+    void *start;
+    char *log;
     int fd;
 
+    for (size_t i = 0; i < prog->n_funcs; i++) {
+        if (!strcmp(prog->funcs[i].name, func)
+            && prog->funcs[i].type == type) {
+            *fdp = prog->funcs[i].fd;
+            return 0;
+        }
+    }
+
+    start = bpf_function_start(prog->module, func);
     if (!start) {
         *error = kd_xasprintf("No eBPF function '%s' in the program", func);
-        free(log);
-        return -ENOENT;
+        return ENOENT;
     }
+    log = kd_xcalloc(1, log_size);
     fd = bcc_func_load(prog->module, type, func, start,
                        bpf_function_size(prog->module, func),
                        bpf_module_license(prog->module),
@@ -61,9 +69,134 @@ kd_program_load(struct kd_program *prog, const char *func, int type,
         *error = kd_xasprintf("Failed to load eBPF function '%s': %s%s%s",
                               func, strerror(-fd), len ? "\n" : "",
                               len > 2048 ? log + len - 2048 : log);
+        free(log);
+        return -fd;
     }
     free(log);
-    return fd;
+
+    prog->funcs = kd_xreallocarray(prog->funcs, prog->n_funcs + 1,
+                                   sizeof *prog->funcs);
+    prog->funcs[prog->n_funcs++] = (struct kd_func) {
+        .name = kd_xstrdup(func),
+        .type = type,
+        .fd = fd,
+    };
+    *fdp = fd;
+    return 0;
+}
+
+/* Records attachment 'fd' (or, when negative, reports the failure). */
+static int
+kd_program_add_link(struct kd_program *prog, enum kd_link_kind kind,
+                    int fd, char *target, char *ev_name, char **error)
+{
+    struct kd_link *link;
+
+    if (fd < 0) {
+        int err = fd == -1 && errno ? errno : (fd == -1 ? EINVAL : -fd);
+
+        *error = kd_xasprintf("Failed to attach to %s: %s", target,
+                              strerror(err));
+        if (ev_name) {
+            if (kind == KD_LINK_UPROBE) {
+                bpf_detach_uprobe(ev_name);
+            } else if (kind == KD_LINK_KPROBE) {
+                bpf_detach_kprobe(ev_name);
+            }
+        }
+        free(target);
+        free(ev_name);
+        return err;
+    }
+    prog->links = kd_xreallocarray(prog->links, prog->n_links + 1,
+                                   sizeof *prog->links);
+    link = &prog->links[prog->n_links++];
+    link->kind = kind;
+    link->fd = fd;
+    link->target = target;
+    link->ev_name = ev_name;
+    return 0;
+}
+
+/* A k/uprobe event name of ours, unique in this process and on the host,
+ * that the legacy interface accepts ([A-Za-z0-9_]). */
+static char *
+kd_program_ev_name(struct kd_program *prog)
+{
+    return kd_xasprintf(KD_EVENT_PREFIX "%d_%zu", (int) getpid(),
+                        prog->n_links);
+}
+
+int
+kd_program_attach_uprobe(struct kd_program *prog, const char *func,
+                         bool retprobe, const char *binary, uint64_t offset,
+                         pid_t pid, unsigned int debug, char **error)
+{
+    char *ev_name;
+    int err, fd;
+
+    *error = NULL;
+    err = kd_program_load(prog, func, BPF_PROG_TYPE_KPROBE, debug, &fd,
+                          error);
+    if (err) {
+        return err;
+    }
+    ev_name = kd_program_ev_name(prog);
+    errno = 0;
+    fd = bpf_attach_uprobe(fd, retprobe ? BPF_PROBE_RETURN
+                                        : BPF_PROBE_ENTRY,
+                           ev_name, binary, offset, pid, 0);
+    return kd_program_add_link(prog, KD_LINK_UPROBE, fd,
+                               kd_xasprintf("u%sprobe %s+0x%" PRIx64,
+                                            retprobe ? "ret" : "", binary,
+                                            offset),
+                               ev_name, error);
+}
+
+int
+kd_program_attach_kprobe(struct kd_program *prog, const char *func,
+                         bool retprobe, const char *kfunc,
+                         unsigned int debug, char **error)
+{
+    char *ev_name;
+    int err, fd;
+
+    *error = NULL;
+    err = kd_program_load(prog, func, BPF_PROG_TYPE_KPROBE, debug, &fd,
+                          error);
+    if (err) {
+        return err;
+    }
+    ev_name = kd_program_ev_name(prog);
+    errno = 0;
+    fd = bpf_attach_kprobe(fd, retprobe ? BPF_PROBE_RETURN
+                                        : BPF_PROBE_ENTRY,
+                           ev_name, kfunc, 0, 0);
+    return kd_program_add_link(prog, KD_LINK_KPROBE, fd,
+                               kd_xasprintf("k%sprobe %s",
+                                            retprobe ? "ret" : "", kfunc),
+                               ev_name, error);
+}
+
+int
+kd_program_attach_tracepoint(struct kd_program *prog, const char *func,
+                             const char *system, const char *event,
+                             unsigned int debug, char **error)
+{
+    int err, fd;
+
+    *error = NULL;
+    err = kd_program_load(prog, func, BPF_PROG_TYPE_TRACEPOINT, debug, &fd,
+                          error);
+    if (err) {
+        return err;
+    }
+    errno = 0;
+    fd = bpf_attach_tracepoint(fd, system, event);
+    return kd_program_add_link(prog, KD_LINK_TP, fd,
+                               kd_xasprintf("tracepoint %s:%s", system,
+                                            event),
+                               NULL, error);
 }
 
 int
@@ -75,9 +208,8 @@ kd_program_attach_raw_tracepoints(struct kd_program *prog,
     *error = NULL;
     for (size_t i = 0; i < n; i++) {
         const char *func = bpf_function_name(prog->module, i);
-        struct kd_link *link;
         const char *tp;
-        int fd;
+        int err, fd;
 
         if (!func || strncmp(func, KD_RAW_TP_PREFIX,
                              strlen(KD_RAW_TP_PREFIX))) {
@@ -85,25 +217,18 @@ kd_program_attach_raw_tracepoints(struct kd_program *prog,
         }
         tp = func + strlen(KD_RAW_TP_PREFIX);
 
-        fd = kd_program_load(prog, func, BPF_PROG_TYPE_RAW_TRACEPOINT,
-                             debug, error);
-        if (fd < 0) {
-            return -fd;
+        err = kd_program_load(prog, func, BPF_PROG_TYPE_RAW_TRACEPOINT,
+                              debug, &fd, error);
+        if (err) {
+            return err;
         }
-        prog->links = kd_xreallocarray(prog->links, prog->n_links + 1,
-                                       sizeof *prog->links);
-        link = &prog->links[prog->n_links++];
-        link->func = kd_xstrdup(func);
-        link->target = kd_xasprintf("raw tracepoint %s", tp);
-        link->prog_fd = fd;
-        link->link_fd = bpf_attach_raw_tracepoint(fd, tp);
-        if (link->link_fd < 0) {
-            int err = link->link_fd == -1 ? errno : -link->link_fd;
-
-            *error = kd_xasprintf("Failed to attach to %s: %s",
-                                  link->target, strerror(err));
-            link->link_fd = -1;
-            return err ? err : EINVAL;
+        errno = 0;
+        err = kd_program_add_link(prog, KD_LINK_RAW_TP,
+                                  bpf_attach_raw_tracepoint(fd, tp),
+                                  kd_xasprintf("raw tracepoint %s", tp),
+                                  NULL, error);
+        if (err) {
+            return err;
         }
     }
     return 0;
@@ -118,21 +243,31 @@ kd_program_map_fd(const struct kd_program *prog, const char *name)
 void
 kd_program_close(struct kd_program *prog)
 {
+    /* Detach first, then unload. */
     for (size_t i = 0; i < prog->n_links; i++) {
         struct kd_link *link = &prog->links[i];
 
-        if (link->link_fd >= 0) {
-            close(link->link_fd);
+        close(link->fd);
+        if (link->ev_name && link->kind == KD_LINK_UPROBE) {
+            bpf_detach_uprobe(link->ev_name);
+        } else if (link->ev_name && link->kind == KD_LINK_KPROBE) {
+            bpf_detach_kprobe(link->ev_name);
         }
-        if (link->prog_fd >= 0) {
-            close(link->prog_fd);
-        }
-        free(link->func);
         free(link->target);
+        free(link->ev_name);
     }
     free(prog->links);
     prog->links = NULL;
     prog->n_links = 0;
+
+    for (size_t i = 0; i < prog->n_funcs; i++) {
+        close(prog->funcs[i].fd);
+        free(prog->funcs[i].name);
+    }
+    free(prog->funcs);
+    prog->funcs = NULL;
+    prog->n_funcs = 0;
+
     if (prog->module) {
         bpf_module_destroy(prog->module);
         prog->module = NULL;

@@ -1,0 +1,57 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_EVENTS_H
+#define KD_EVENTS_H 1
+
+#include <signal.h>
+#include <stdint.h>
+
+/* Events from the eBPF program's ring buffer, as it sends them. */
+enum kd_event_id {
+    KD_EVENT_SYSCALL,
+    KD_EVENT_START_TRIGGER,
+    KD_EVENT_STOP_TRIGGER,
+};
+
+struct kd_event {
+    uint64_t ts;
+    uint32_t tid;
+    uint32_t id;
+};
+
+/* What the events said so far. */
+struct kd_event_state {
+    uint64_t start_ts;      /* Time of the last start trigger, 0: none. */
+    uint64_t stop_ts;       /* Time of the last stop trigger, 0: none. */
+    uint64_t n_starts;      /* Start triggers seen. */
+    uint64_t n_stops;       /* Stop triggers seen. */
+};
+
+struct ring_buffer;
+
+struct kd_events {
+    struct ring_buffer *rb;
+    struct kd_event_state state;
+};
+
+/* Opens the consumer of ring buffer map 'map_fd'.  Returns 0 or a
+ * positive errno. */
+int kd_events_open(struct kd_events *, int map_fd);
+
+/* Waits until 'deadline_ns' (CLOCK_MONOTONIC; 0 for no limit) for events
+ * or a signal of those 'unblocked' lets through, and consumes every event
+ * there is.  Returns 0, or EINTR after a signal, or another positive
+ * errno. */
+int kd_events_wait(struct kd_events *, uint64_t deadline_ns,
+                   const sigset_t *unblocked);
+
+void kd_events_close(struct kd_events *);
+
+/* Records 'event' into 'state'.  Exposed for the unit tests. */
+void kd_event_state_update(struct kd_event_state *,
+                           const struct kd_event *);
+
+#endif /* events.h */
