@@ -223,7 +223,7 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
     while (done < o->sample_count && !kd_signalled) {
         uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
         bool started = false, by_start = false, by_stop = false;
-        uint64_t deadline = 0;
+        uint64_t deadline = 0, stopped_at = 0;
         uint64_t state;
         int err;
 
@@ -261,11 +261,18 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
                 break;
             }
             /* A stop trigger whose event was lost (ring buffer full)
-             * still stopped the capture. */
+             * still stopped the capture.  Its event follows the state
+             * change closely, so only conclude it was lost when the next
+             * wake-up, up to 100 ms later, still brings no event. */
             if (o->stop_trigger && started
                 && !kd_capture_get(capture, &state)
                 && state == KD_CAPTURE_STOPPED) {
-                break;
+                if (stopped_at && kd_now_ns() - stopped_at > 50000000ull) {
+                    break;
+                }
+                if (!stopped_at) {
+                    stopped_at = kd_now_ns();
+                }
             }
         }
 

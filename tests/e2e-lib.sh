@@ -882,3 +882,62 @@ kd_check_section() {
         ;;
     esac
 }
+
+# ---------------------------------------------------------------------------
+# Trigger mode: several samples in one output.
+
+# kd_split_samples FILE: splits FILE into FILE.1, FILE.2, ..., one per
+# sample, each from its "# Start sampling" line to the line before the next
+# one (skipped samples included); sets N_SAMPLES.
+kd_split_samples() {
+    local f
+
+    for f in "$1".[0-9]*; do
+        [[ -e $f ]] && rm -f "$f"
+    done
+    N_SAMPLES=$(awk -v out="$1" '
+        /^# Start sampling/ { n++ }
+        n { print > (out "." n) }
+        END { print n + 0 }' "$1")
+}
+
+# kd_check_trigger_sample FILE START STOP: checks the timestamp lines of one
+# sample of trigger mode: "# Start sampling (trigger@NS)" when START is
+# "trigger" (else the plain form), likewise for STOP, then "# Triggered
+# sample dump, stop-start delta N ns" (both triggers) or "# Sample dump";
+# then the rest of the layout as kd_check_layout checks it.  Sets TRIG_START
+# and TRIG_STOP (ns, or empty) and TRIG_DELTA (ns, or empty).
+kd_check_trigger_sample() {
+    local file=$1 start=$2 stop=$3 norm=$1.norm
+    local -a L
+    local re_start='^# Start sampling \(trigger@([0-9]+)\) @'
+    local re_stop='^# Stop sampling \(trigger@([0-9]+)\) @'
+    local re_delta='^# Triggered sample dump, stop-start delta ([0-9,]+) ns @'
+
+    mapfile -t L <"$file"
+    TRIG_START= TRIG_STOP= TRIG_DELTA= LAYOUT_ERR=
+    if [[ $start == trigger ]]; then
+        [[ ${L[0]} =~ $re_start ]] \
+            || layout_error 0 "expected '# Start sampling (trigger@NS)'" \
+            || return
+        TRIG_START=${BASH_REMATCH[1]}
+    fi
+    if [[ $stop == trigger ]]; then
+        [[ ${L[1]} =~ $re_stop ]] \
+            || layout_error 1 "expected '# Stop sampling (trigger@NS)'" \
+            || return
+        TRIG_STOP=${BASH_REMATCH[1]}
+    fi
+    if [[ $start == trigger && $stop == trigger ]]; then
+        [[ ${L[2]} =~ $re_delta ]] \
+            || layout_error 2 "expected '# Triggered sample dump, stop-start\
+ delta N ns'" || return
+        TRIG_DELTA=${BASH_REMATCH[1]//,/}
+    fi
+    # The rest is laid out as in time mode: check it so, with the trigger
+    # parts taken out of the timestamp lines.
+    sed -E '1s/ \(trigger@[0-9]+\)//; 2s/ \(trigger@[0-9]+\)//;
+            3s/^# Triggered sample dump, stop-start delta [0-9,]+ ns/# Sample dump/' \
+        "$file" >"$norm"
+    kd_check_layout "$norm" 0
+}

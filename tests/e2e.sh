@@ -41,7 +41,9 @@ SCHED_MAX_FLOOR_NS=$((2 * MS))
 # e.g. E2E_SCENARIOS="contend stopped" when debugging).  "autodetect" stops
 # the main workload instance, so it must come last.
 E2E_SCENARIOS=${E2E_SCENARIOS:-syscalls poll contend udp hardirq exited \
-stopped bad_options no_such_pid not_root autodetect}
+stopped bad_options no_such_pid not_root trigger_usdt trigger_uprobe \
+trigger_trace trigger_start_only trigger_stop_only trigger_delta \
+trigger_interrupt trigger_errors autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
@@ -113,6 +115,302 @@ exec {STDOUT_FD}>&1
 trap on_exit EXIT
 trap 'E2E_INTERRUPTED=INT' INT
 trap 'E2E_INTERRUPTED=TERM' TERM
+
+# ---------------------------------------------------------------------------
+# Trigger mode.  The workload's "traced N MS" job fires USDT probe
+# kd_workload:job_start, makes exactly N getppid() (and one MS ms sleep if
+# MS > 0), then fires kd_workload:job_end, all inside function
+# kd_workload_traced_job().  A sample between the two therefore holds
+# exactly the job's syscalls for handler1.
+
+# kd_wait_attached: waits until the tool (KD_PID) holds its trigger
+# program too, that is more than the 10 raw tracepoint programs.
+kd_wait_attached() {
+    local deadline=$(($(now_ns) + 30000 * MS)) ids
+
+    while :; do
+        ids=$(pid_prog_ids "$KD_PID")
+        if (($(wc -w <<<"$ids") > 10)); then
+            KD_PROG_IDS=$ids
+            return 0
+        fi
+        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+            return 1
+        fi
+        nap 0.02
+    done
+}
+
+# trigger_jobs TAG COUNT COMMAND: repeats the workload COMMAND until the
+# tool has printed COUNT dumps or exited.  After each job it waits until no
+# sample is in progress, so that each sample holds one job (a job that
+# fires while the tool still reports the previous sample is not captured at
+# all, and is simply repeated).
+trigger_jobs() {
+    local tag=$1 count=$2 cmd=$3 i j starts ends
+
+    for ((i = 0; i < 200; i++)); do
+        ends=$(grep -c '^# Sample dump\|^# Triggered sample dump' "$KD_OUT")
+        ((ends >= count)) && return 0
+        kill -0 "$KD_PID" 2>/dev/null || return 0
+        wl_cmd main "$cmd" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+        for ((j = 0; j < 250; j++)); do
+            starts=$(grep -c '^# Start sampling' "$KD_OUT")
+            ends=$(grep -c '^# Sample dump\|^# Triggered sample dump' \
+                   "$KD_OUT")
+            ((starts <= ends)) && break
+            kill -0 "$KD_PID" 2>/dev/null || return 0
+            nap 0.02
+        done
+    done
+    fail "$tag: $count samples within 200 jobs"
+}
+
+# run_trigger_scenario TAG SAMPLES JOB N START STOP ARGS...: runs the tool
+# with ARGS and --sample-count SAMPLES, has the workload do JOB until every
+# sample is taken, and checks each sample: timestamp lines (START and STOP
+# are "trigger" or "time"), layout, and exactly N getppid() and nothing
+# else for handler1.
+run_trigger_scenario() {
+    local tag=$1 samples=$2 job=$3 n=$4 start=$5 stop=$6 i f
+    local pid=${WL_PID[main]} tid=${WL_TID[main:handler1]}
+
+    shift 6
+    kd_start "$tag" -p "$pid" --sample-count "$samples" "$@"
+    if ! kd_wait_attached; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay attaches its trigger (exit $WAIT_RC:\
+ $(head -c 300 "$KD_OUT" "$KD_ERR" | tr '\n' ' '))"
+        return
+    fi
+    trigger_jobs "$tag" "$samples" "$job"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
+    check_bpf_released "$tag"
+
+    kd_split_samples "$KD_OUT"
+    check_eq "$tag: number of samples" "$samples" "$N_SAMPLES"
+    if [[ $N_SAMPLES != "$samples" ]]; then
+        note "$tag: stdout: $(grep '^#' "$KD_OUT" | head -n 6 | tr '\n' '|')"
+        note "$tag: stderr: $(head -c 300 "$KD_ERR" | tr '\n' '|')"
+    fi
+    for ((i = 1; i <= N_SAMPLES; i++)); do
+        f=$KD_OUT.$i
+        if kd_check_trigger_sample "$f" "$start" "$stop"; then
+            pass "$tag #$i: report layout"
+        else
+            fail "$tag #$i: report layout: $LAYOUT_ERR"
+            continue
+        fi
+        if [[ -n $TRIG_DELTA ]]; then
+            check_eq "$tag #$i: delta = stop - start" \
+                     $((TRIG_STOP - TRIG_START)) "$TRIG_DELTA"
+        fi
+        kd_parse "$f"
+        check_present "$tag #$i" handler1 "$tid"
+        if [[ $stop == trigger ]]; then
+            # Nothing but the job between the triggers.
+            check_syscall_set "$tag #$i" handler1 "$tid" getppid
+        fi
+        check_syscall "$tag #$i" handler1 "$tid" getppid "$n"
+    done
+}
+
+scenario_trigger_usdt() {
+    run_trigger_scenario trigger_usdt 3 "traced 100 0" 100 trigger trigger \
+        --start-trigger u:kd_workload:job_start \
+        --stop-trigger usdt:kd_workload:job_end
+}
+
+scenario_trigger_uprobe() {
+    run_trigger_scenario trigger_uprobe 2 "traced 77 0" 77 trigger trigger \
+        --start-trigger up:kd_workload_traced_job \
+        --stop-trigger ur:kd_workload_traced_job
+    run_trigger_scenario trigger_upr 1 "traced 5 0" 5 trigger trigger \
+        --start-trigger uprobe:kd_workload_traced_job \
+        --stop-trigger upr:kd_workload_traced_job
+}
+
+# Tracepoints: the "bracketed N" job makes sched_yield(), N getppid(), then
+# getpgid(); the sample runs from the first's exit to the last's entry.
+scenario_trigger_trace() {
+    run_trigger_scenario trigger_trace 2 "bracketed 50" 50 trigger trigger \
+        --start-trigger t:syscalls:sys_exit_sched_yield \
+        --stop-trigger trace:syscalls:sys_enter_getpgid
+}
+
+# Start trigger only: the sample lasts --sample-time from the trigger, so
+# it also holds the worker's report to the main thread (one write()).
+scenario_trigger_start_only() {
+    local tid=${WL_TID[main:handler1]}
+
+    run_trigger_scenario trigger_start_only 1 "traced 20 0" 20 trigger time \
+        --start-trigger u:kd_workload:job_start --sample-time 0.3
+    kd_parse "$KD_OUT.1"
+    check_syscall trigger_start_only handler1 "$tid" write 1
+}
+
+# Stop trigger only: the sample starts at once and ends on the trigger.
+scenario_trigger_stop_only() {
+    local tag=trigger_stop_only pid=${WL_PID[main]}
+    local tid=${WL_TID[main:handler1]}
+
+    kd_start $tag -p "$pid" --stop-trigger u:kd_workload:job_end
+    if ! kd_wait_started 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts sampling"
+        return
+    fi
+    wl_cmd main "traced 30 0" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    if kd_check_trigger_sample "$KD_OUT" time trigger; then
+        pass "$tag: report layout"
+    else
+        fail "$tag: report layout: $LAYOUT_ERR"
+        return
+    fi
+    kd_parse "$KD_OUT"
+    check_syscall_set $tag handler1 "$tid" getppid
+    check_syscall $tag handler1 "$tid" getppid 30
+}
+
+# --trigger-delta: a short job is skipped, a long one is reported.
+scenario_trigger_delta() {
+    local tag=trigger_delta pid=${WL_PID[main]} tid=${WL_TID[main:handler1]}
+    local threshold=$((20 * MS)) re delta
+
+    kd_start $tag -p "$pid" --start-trigger u:kd_workload:job_start \
+        --stop-trigger u:kd_workload:job_end --trigger-delta $threshold
+    if ! kd_wait_attached; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay attaches its triggers"
+        return
+    fi
+    wl_cmd main "traced 5 0" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    nap 0.3
+    wl_cmd main "traced 5 30" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+
+    kd_split_samples "$KD_OUT"
+    check_eq "$tag: samples (one skipped, one reported)" 2 "$N_SAMPLES"
+    re='^# Sample dump skipped, delta ([0-9,]+) ns @'
+    if [[ $(sed -n 3p "$KD_OUT.1") =~ $re ]]; then
+        delta=${BASH_REMATCH[1]//,/}
+        check_range "$tag: skipped sample's delta" 1 $((threshold - 1)) \
+                    "$delta"
+        check_eq "$tag: skipped sample has no report" 3 \
+                 "$(wc -l <"$KD_OUT.1")"
+    else
+        fail "$tag: first sample skipped" "'# Sample dump skipped, delta\
+ N ns'" "$(sed -n 3p "$KD_OUT.1")"
+    fi
+    if kd_check_trigger_sample "$KD_OUT.2" trigger trigger; then
+        pass "$tag: reported sample's layout"
+        check_range "$tag: reported sample's delta" $((30 * MS)) \
+                    $((1000 * MS)) "$TRIG_DELTA"
+        kd_parse "$KD_OUT.2"
+        check_syscall_set $tag handler1 "$tid" clock_nanosleep getppid
+        check_syscall $tag handler1 "$tid" getppid 5
+        check_syscall $tag handler1 "$tid" clock_nanosleep 1
+    else
+        fail "$tag: reported sample's layout: $LAYOUT_ERR"
+    fi
+}
+
+# Ctrl-C while waiting for the start trigger: a clean exit 0, nothing
+# printed, nothing left attached.
+scenario_trigger_interrupt() {
+    local tag=trigger_interrupt pid=${WL_PID[main]}
+
+    kd_start $tag -p "$pid" --start-trigger u:kd_workload:job_start
+    if ! kd_wait_attached; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay attaches its trigger"
+        return
+    fi
+    kill -INT "$KD_PID"
+    wait_exit "$KD_PID" 5
+    check_eq "$tag: exit status after SIGINT" 0 "$WAIT_RC"
+    check_eq "$tag: nothing printed" 0 "$(wc -c <"$KD_OUT")"
+    check_bpf_released $tag
+}
+
+# Malformed and hostile triggers are refused before anything is compiled
+# (so quickly, and with nothing loaded), with the reference's message and
+# exit status 78; triggers naming what does not exist say so.
+scenario_trigger_errors() {
+    local pid=${WL_PID[main]} t i=0 start end out label
+    local -a bad=(
+        'x:y' 'u:a' 'u:a:b:c' 'u::b' 'u:a;b:c' 'u:a:b(' 'u:a:{b}'
+        'u:a:$(reboot)' "u:a:b'c" 'u:a:b"c' $'u:a:b\nc' 'u:a b:c' 't:sched'
+        't:sched:sched-switch' 'k:a:b' 'k:foo*' 'up:' 'up:foo);'
+        'up:../../etc/x:f' 'ur:lib c.so:f'
+        "up:$(printf 'a%.0s' {1..300})"
+    )
+
+    for t in "${bad[@]}"; do
+        i=$((i + 1))
+        start=$(now_ns)
+        kd_start "trigger_bad$i" -p "$pid" --start-trigger "$t"
+        wait_exit "$KD_PID" 10
+        end=$(now_ns)
+        out=$(head -n 1 "$KD_OUT")
+        label=${t:0:40}
+        label=${label//$'\n'/\\n}
+        check_eq "trigger_bad$i: exit status for '$label'" 78 "$WAIT_RC"
+        [[ $out == "ERROR: Invalid start trigger ["* ]] \
+            && pass "trigger_bad$i: message '${out:0:70}'" \
+            || fail "trigger_bad$i: message" "ERROR: Invalid start trigger\
+ [..." "$out"
+        # Compiling alone takes several hundred ms.
+        check_range "trigger_bad$i: refused before compiling (ms)" 0 250 \
+                    $(((end - start) / MS))
+        check_bpf_released "trigger_bad$i"
+    done
+
+    kd_start trigger_stop_bad -p "$pid" --stop-trigger 'u:kd_workload'
+    wait_exit "$KD_PID" 10
+    check_eq "trigger_stop_bad: exit status" 78 "$WAIT_RC"
+    check_eq "trigger_stop_bad: message" "ERROR: Invalid stop trigger\
+ [u:kd_workload]; Invalid number of arguments for USDT (expected\
+ u:PROVIDER:PROBE)" "$(head -n 1 "$KD_OUT")"
+
+    # Well formed, but naming something that is not there.
+    kd_start trigger_no_usdt -p "$pid" --start-trigger u:kd_workload:nope
+    wait_exit "$KD_PID" 10
+    check_eq "trigger_no_usdt: exit status" 78 "$WAIT_RC"
+    out=$(head -n 1 "$KD_OUT")
+    [[ $out == *"Can't find USDT probe 'kd_workload:nope'"*"kd_workload:job_start"* ]] \
+        && pass "trigger_no_usdt: message lists the probes there are" \
+        || fail "trigger_no_usdt: message" "the probes listed" "$out"
+
+    kd_start trigger_no_tp -p "$pid" --start-trigger t:sched:nope
+    wait_exit "$KD_PID" 10
+    check_eq "trigger_no_tp: exit status" 78 "$WAIT_RC"
+
+    kd_start trigger_no_fn -p "$pid" --start-trigger up:no_such_function
+    wait_exit "$KD_PID" 10
+    check_eq "trigger_no_fn: exit status" 71 "$WAIT_RC"
+    check_eq "trigger_no_fn: message" "ERROR: Failed attaching uprobe start\
+ trigger 'no_such_function';" "$(head -n 1 "$KD_OUT")"
+
+    # This kernel has no kprobes: the message must say so.
+    if [[ ! -e /sys/bus/event_source/devices/kprobe ]]; then
+        kd_start trigger_kprobe -p "$pid" --start-trigger k:do_sys_openat2
+        wait_exit "$KD_PID" 10
+        check_eq "trigger_kprobe: exit status" 78 "$WAIT_RC"
+        out=$(head -n 1 "$KD_OUT")
+        [[ $out == *"CONFIG_KPROBES"* ]] \
+            && pass "trigger_kprobe: message names the cause" \
+            || fail "trigger_kprobe: message" "CONFIG_KPROBES" "$out"
+    else
+        skip "trigger_kprobe: this kernel has kprobes"
+    fi
+}
 
 # ---------------------------------------------------------------------------
 # Preconditions.

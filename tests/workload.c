@@ -14,6 +14,17 @@
  *
  * Commands:
  *   syscalls N M     handler1: N getppid() and M 10 ms clock_nanosleep().
+ *   traced N MS      handler1: calls kd_workload_traced_job(N, MS), which
+ *                    fires USDT probe kd_workload:job_start, makes exactly N
+ *                    getppid() and, if MS > 0, one MS ms clock_nanosleep(),
+ *                    then fires kd_workload:job_end.  For start and stop
+ *                    triggers on USDT probes, and on the function's entry
+ *                    and return (uprobes).  Replies "done job_ns=NS", the
+ *                    job's length timed from user space.
+ *   bracketed N      handler1: sched_yield(), exactly N getppid(), then
+ *                    getpgid(0): for tracepoint triggers on
+ *                    syscalls:sys_exit_sched_yield and
+ *                    syscalls:sys_enter_getpgid.
  *                    Replies "done sleep_total_ns=T sleep_max_ns=X", the
  *                    sleeps' durations as timed from user space.
  *   poll K MS        revalidator2: K+1 poll(NULL, 0, 0) calls, with a busy
@@ -74,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/sdt.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -110,6 +122,8 @@ enum worker_id {
 
 enum job_type {
     JOB_SYSCALLS,        /* arg[0] getppid(), arg[1] 10 ms sleeps. */
+    JOB_TRACED,          /* kd_workload_traced_job(arg[0], arg[1]). */
+    JOB_BRACKETED,       /* sched_yield(), arg[0] getppid(), getpgid(). */
     JOB_POLL,            /* arg[0] + 1 polls, arg[1] ms spin between. */
     JOB_SPIN,            /* Pin to CPU arg[1], spin arg[0] ms. */
     JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'. */
@@ -281,6 +295,56 @@ job_syscalls(long n_getppid, long n_sleep)
     return 0;
 }
 
+/* "traced N MS": between USDT probes kd_workload:job_start and
+ * kd_workload:job_end, exactly N getppid() and, if MS > 0, one
+ * clock_nanosleep() of MS ms, and nothing else.  Global and not inlined,
+ * so that it can be traced by name with uprobes too. */
+void kd_workload_traced_job(long n, long ms);
+
+__attribute__((noinline)) void
+kd_workload_traced_job(long n, long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000,
+                           .tv_nsec = (ms % 1000) * NSEC_PER_MSEC };
+    long i;
+
+    DTRACE_PROBE1(kd_workload, job_start, n);
+    for (i = 0; i < n; i++) {
+        syscall(SYS_getppid);
+    }
+    if (ms > 0) {
+        syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+    }
+    DTRACE_PROBE1(kd_workload, job_end, n);
+}
+
+static int
+job_traced(long n, long ms)
+{
+    uint64_t start;
+
+    job_stats_reset();
+    start = now_ns();
+    kd_workload_traced_job(n, ms);
+    job_stats_add(now_ns() - start);
+    return 0;
+}
+
+/* "bracketed N": sched_yield(), exactly N getppid(), then getpgid(0); the
+ * first and the last are the brackets a tracepoint trigger can use. */
+static int
+job_bracketed(long n)
+{
+    long i;
+
+    syscall(SYS_sched_yield);
+    for (i = 0; i < n; i++) {
+        syscall(SYS_getppid);
+    }
+    syscall(SYS_getpgid, 0);
+    return 0;
+}
+
 /* "poll K MS": K + 1 poll(NULL, 0, 0) calls, with a busy spin of at least
  * MS ms between the return of one and the entry of the next, so K "long
  * poll" intervals.  Each interval is timed from user space (job_stats), from
@@ -397,6 +461,10 @@ run_job(const struct job *job)
     switch (job->type) {
     case JOB_SYSCALLS:
         return job_syscalls(job->arg[0], job->arg[1]);
+    case JOB_TRACED:
+        return job_traced(job->arg[0], job->arg[1]);
+    case JOB_BRACKETED:
+        return job_bracketed(job->arg[0]);
     case JOB_POLL:
         return job_poll(job->arg[0], job->arg[1]);
     case JOB_SPIN:
@@ -748,6 +816,23 @@ execute(char *line, char *reply, size_t size)
                      " sleep_max_ns=%"PRIu64, job_stats.total_ns,
                      job_stats.max_ns);
         }
+    } else if (!strcmp(cmd, "traced")) {
+        if (!parse_long(arg1, 0, MAX_COUNT, &a)
+            || !parse_long(arg2, 0, MAX_MSEC, &b)) {
+            snprintf(reply, size, "error usage: traced N MS");
+            return true;
+        }
+        dispatch(W_HANDLER1, JOB_TRACED, a, b);
+        if (collect(W_HANDLER1, N_WORKERS, reply, size)) {
+            snprintf(reply, size, "done job_ns=%"PRIu64, job_stats.total_ns);
+        }
+    } else if (!strcmp(cmd, "bracketed")) {
+        if (!parse_long(arg1, 0, MAX_COUNT, &a) || arg2) {
+            snprintf(reply, size, "error usage: bracketed N");
+            return true;
+        }
+        dispatch(W_HANDLER1, JOB_BRACKETED, a, 0);
+        collect(W_HANDLER1, N_WORKERS, reply, size);
     } else if (!strcmp(cmd, "poll")) {
         if (!parse_long(arg1, 0, MAX_COUNT, &a)
             || !parse_long(arg2, 0, MAX_MSEC, &b)) {
