@@ -36,7 +36,7 @@ KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 UNIT_TESTS = tests/test_units
 
 .PHONY: all check unit e2e demo install uninstall clean deps prepare-host \
-	workload
+	workload bench fuzz
 
 all: kernel_delay
 
@@ -91,6 +91,12 @@ demo:
 	tools/prepare-host.sh
 	$(MAKE) all tests/workload
 	tools/demo.sh
+
+# Benchmarks (bench/bench.mk: "make bench") and fuzzing and sanitizers
+# (tests/fuzz/fuzz.mk: "make fuzz", "make check SANITIZE=1") live in their
+# own fragments.
+-include bench/bench.mk
+-include tests/fuzz/fuzz.mk
 
 install: kernel_delay
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)
