@@ -118,9 +118,14 @@ struct kd_name {
 };
 
 struct kd_event {
-    u64 ts;
+    u64 ts;             /* Syscalls: the exit time. */
     u32 tid;
-    u32 id;
+    u32 id;             /* enum kd_event_id. */
+    u64 entry_ts;       /* Syscalls: the entry time. */
+    u32 syscall;
+    s32 user_stack_id;  /* Negative: no stack (error or disabled). */
+    s32 kernel_stack_id;
+    u32 pad;
 };
 
 BPF_ARRAY(capture_on, u64, 1);
@@ -132,6 +137,64 @@ BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, KD_MAX_SYSCALLS);
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(names, u32, struct kd_name, KD_MAX_THREADS);
+
+#if @WITH_EVENTS@
+BPF_RINGBUF_OUTPUT(events, @BUFFER_PAGE_COUNT@);
+
+static __always_inline struct kd_event *
+kd_event_reserve(u32 id, u64 now)
+{
+    struct kd_event *event = events.ringbuf_reserve(sizeof *event);
+
+    if (!event) {
+        counters.increment(KD_COUNTER_EVENTS_DROPPED);
+        return NULL;
+    }
+    event->ts = now;
+    event->tid = (u32) bpf_get_current_pid_tgid();
+    event->id = id;
+    event->entry_ts = 0;
+    event->syscall = 0;
+    event->user_stack_id = -1;
+    event->kernel_stack_id = -1;
+    event->pad = 0;
+    return event;
+}
+#endif
+
+#if @WITH_SYSCALL_EVENTS@
+#if @WITH_STACKS@
+BPF_STACK_TRACE(stack_traces, @STACK_TRACE_SIZE@);
+#endif
+
+/* Sends one syscall to user space, if it is one the user asked for. */
+static __always_inline void
+kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
+                 u64 now)
+{
+    struct kd_event *event;
+
+    u64 min_ns = @SYSCALL_EVENTS_MIN_NS@;
+
+    /* As the reference: "-s N" keeps syscalls longer than N ns, "-s"
+     * keeps them all. */
+    if ((min_ns && now - entry_ts <= min_ns)
+        || (@SKIP_POLL_EVENTS@ && nr == KD_SYSCALL_POLL)) {
+        return;
+    }
+    event = kd_event_reserve(KD_EVENT_SYSCALL, now);
+    if (!event) {
+        return;
+    }
+    event->entry_ts = entry_ts;
+    event->syscall = nr;
+#if @WITH_STACKS@
+    event->user_stack_id = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+    event->kernel_stack_id = stack_traces.get_stackid(ctx, 0);
+#endif
+    events.ringbuf_submit(event, 0);
+}
+#endif
 
 static __always_inline bool
 kd_capturing(void)
@@ -289,6 +352,9 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     } else {
         kd_map_full(KD_MAP_SYSCALLS);
     }
+#if @WITH_SYSCALL_EVENTS@
+    kd_syscall_event(ctx, nr, st->syscall_ts, now);
+#endif
     st->syscall_ts = 0;
     return 0;
 }
@@ -523,20 +589,14 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
  * space attaches them to whatever the user asked for.
  */
 #if @WITH_EVENTS@
-BPF_RINGBUF_OUTPUT(events, @BUFFER_PAGE_COUNT@);
-
 static __always_inline int
 kd_send_event(u32 id, u64 now)
 {
-    struct kd_event *event = events.ringbuf_reserve(sizeof *event);
+    struct kd_event *event = kd_event_reserve(id, now);
 
     if (!event) {
-        counters.increment(KD_COUNTER_EVENTS_DROPPED);
         return -1;
     }
-    event->ts = now;
-    event->tid = (u32) bpf_get_current_pid_tgid();
-    event->id = id;
     events.ringbuf_submit(event, 0);
     return 0;
 }
@@ -584,6 +644,33 @@ kd_stop_trigger_probe(void *ctx)
         return 0;
     }
     kd_send_event(KD_EVENT_STOP_TRIGGER, now);
+    return 0;
+}
+#endif
+
+/*
+ * Upcall statistics: how ovs_dp_upcall() of the openvswitch kernel module
+ * returns, per CPU: key 0 for success, else the errno.  Only compiled in
+ * when the kernel can trace that function (kprobes, module loaded).
+ */
+#if @WITH_UPCALL_STATS@
+BPF_PERCPU_HASH(upcall_count, u64, u64, 256);
+
+int
+kd_upcall_return(struct pt_regs *ctx)
+{
+    int ret = PT_REGS_RC(ctx);
+    u64 key = ret >= 0 ? 0 : -ret;
+    u64 zero = 0;
+    u64 *count;
+
+    if (!kd_capturing()) {
+        return 0;
+    }
+    count = upcall_count.lookup_or_try_init(&key, &zero);
+    if (count) {
+        *count += 1;
+    }
     return 0;
 }
 #endif

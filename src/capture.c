@@ -34,12 +34,14 @@ kd_capture_map_name(enum kd_full_map map)
 int
 kd_capture_source(const struct kd_options *options, unsigned int tgid,
                   const struct kd_layout *layout, const char *prefix,
-                  char **text, char **error)
+                  bool upcalls, char **text, char **error)
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
-    char s_pages[16];
+    char s_pages[16], s_stacks[16], s_min_ns[32];
     bool start = options->start_trigger != NULL;
     bool stop = options->stop_trigger != NULL;
+    bool events = options->syscall_events;
+    bool stacks = events && options->stack_trace_size > 0;
     int poll = kd_syscall_nr("poll");
     char *body;
     int err;
@@ -48,9 +50,14 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
     snprintf(s_tgid, sizeof s_tgid, "%u", tgid);
     /* Without a poll syscall (e.g. arm64), -1 matches no number. */
     snprintf(s_poll, sizeof s_poll, "%d", poll >= 0 ? poll : -1);
-    snprintf(s_threads, sizeof s_threads, "%d", KD_MAX_THREADS);
-    snprintf(s_syscalls, sizeof s_syscalls, "%d", KD_MAX_SYSCALL_ENTRIES);
-    snprintf(s_irqs, sizeof s_irqs, "%d", KD_MAX_IRQ_ENTRIES);
+    snprintf(s_threads, sizeof s_threads, "%u", options->max_threads);
+    snprintf(s_syscalls, sizeof s_syscalls, "%u",
+             options->max_threads * KD_SYSCALLS_PER_THREAD);
+    snprintf(s_irqs, sizeof s_irqs, "%u",
+             options->max_threads * KD_IRQS_PER_THREAD);
+    snprintf(s_stacks, sizeof s_stacks, "%u", options->stack_trace_size);
+    snprintf(s_min_ns, sizeof s_min_ns, "%lluULL",
+             (unsigned long long) options->syscall_events_ns);
 
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
@@ -65,7 +72,14 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "MAX_THREADS", s_threads },
         { "MAX_SYSCALL_ENTRIES", s_syscalls },
         { "MAX_IRQ_ENTRIES", s_irqs },
-        { "WITH_EVENTS", start || stop ? "1" : "0" },
+        { "WITH_EVENTS", start || stop || events ? "1" : "0" },
+        { "WITH_SYSCALL_EVENTS", events ? "1" : "0" },
+        { "WITH_STACKS", stacks ? "1" : "0" },
+        { "STACK_TRACE_SIZE", s_stacks },
+        { "SYSCALL_EVENTS_MIN_NS", s_min_ns },
+        { "SKIP_POLL_EVENTS",
+          options->skip_syscall_poll_events ? "1" : "0" },
+        { "WITH_UPCALL_STATS", upcalls ? "1" : "0" },
         { "WITH_START_TRIGGER", start ? "1" : "0" },
         { "WITH_STOP_TRIGGER", stop ? "1" : "0" },
         { "BUFFER_PAGE_COUNT", s_pages },
@@ -150,9 +164,25 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
             free(code);
         }
     }
+    /* Upcall statistics need a kretprobe on the openvswitch module's
+     * ovs_dp_upcall(); without it, say so once and carry on. */
+    if (!options->skip_upcall_stats) {
+        char *why = NULL;
+
+        c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall", &why);
+        if (!c->with_upcalls) {
+            fprintf(stderr, "kernel_delay: note: no upcall statistics: %s "
+                    "(--skip-upcall-stats hides this note)\n", why);
+            free(why);
+        }
+    }
+    c->with_stacks = options->syscall_events
+                     && options->stack_trace_size > 0;
+    c->stack_trace_size = options->stack_trace_size;
+
     err = kd_capture_source(options, tgid, &layout,
                             prefix.length ? kd_ds_cstr(&prefix) : NULL,
-                            &text, error);
+                            c->with_upcalls, &text, error);
     if (err) {
         /* The template and this program disagree: a bug of ours. */
         err = EPROTO;
@@ -211,12 +241,20 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
             }
         }
     }
+    if (c->with_upcalls) {
+        err = kd_program_attach_kprobe(&c->prog, "kd_upcall_return", true,
+                                       "ovs_dp_upcall", options->debug,
+                                       error);
+        if (err) {
+            goto cleanup;
+        }
+    }
     if (options->debug) {
         fprintf(stderr, "kernel_delay: loaded and attached %zu functions "
                 "in %.3f s\n", c->prog.n_links, kd_elapsed(&start));
     }
 
-    if (start_hook || stop_hook) {
+    if (start_hook || stop_hook || options->syscall_events) {
         err = kd_events_open(&c->events,
                              kd_program_map_fd(&c->prog, "events"));
         if (err) {
@@ -277,6 +315,85 @@ kd_capture_read_map(struct kd_capture *c, const char *name,
         .entry_size = sizeof(TYPE),                     \
     })
 
+/* Reads and empties the per-CPU upcall counts into 's'. */
+static int
+kd_capture_read_upcalls(struct kd_capture *c, struct kd_sample *s,
+                        char **error)
+{
+    int n_cpus = kd_possible_cpus();
+    struct kd_map_layout l;
+    uint64_t *entries;
+    size_t n, stride;
+    int err;
+
+    if (n_cpus <= 0 || n_cpus > KD_MAX_CPUS) {
+        *error = kd_xasprintf("Cannot tell the number of CPUs");
+        return ENODEV;
+    }
+    stride = 1 + n_cpus;
+    l = (struct kd_map_layout) {
+        .key_size = sizeof(uint64_t),
+        .value_size = n_cpus * sizeof(uint64_t),
+        .value_offset = sizeof(uint64_t),
+        .entry_size = stride * sizeof(uint64_t),
+    };
+    err = kd_capture_read_map(c, "upcall_count", &l, (void **) &entries, &n,
+                              error);
+    if (err) {
+        return err;
+    }
+    s->n_cpus = n_cpus;
+    s->upcalls = kd_xcalloc(n, sizeof *s->upcalls);
+    s->n_upcalls = n;
+    for (size_t i = 0; i < n; i++) {
+        s->upcalls[i].key = entries[i * stride];
+        s->upcalls[i].per_cpu = kd_xcalloc(n_cpus, sizeof(uint64_t));
+        memcpy(s->upcalls[i].per_cpu, &entries[i * stride + 1],
+               n_cpus * sizeof(uint64_t));
+    }
+    free(entries);
+    return 0;
+}
+
+size_t
+kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
+{
+    int fd = kd_program_map_fd(&c->prog, "stack_traces");
+    uint32_t key = id;
+    size_t n = 0;
+
+    if (id < 0 || fd < 0) {
+        return 0;
+    }
+    memset(ips, 0, KD_STACK_DEPTH * sizeof *ips);
+    if (kd_map_lookup(fd, &key, ips)) {
+        return 0;
+    }
+    while (n < KD_STACK_DEPTH && ips[n]) {
+        n++;
+    }
+    return n;
+}
+
+/* Empties the stack map, once its stacks are reported. */
+int
+kd_capture_clear_stacks(struct kd_capture *c)
+{
+    struct kd_map_layout l = {
+        .key_size = sizeof(uint32_t),
+        .value_size = KD_STACK_DEPTH * sizeof(uint64_t),
+        .value_offset = sizeof(uint32_t),
+        .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
+    };
+
+    if (!c->with_stacks) {
+        return 0;
+    }
+    return kd_map_clear(kd_program_map_fd(&c->prog, "stack_traces"), &l,
+                        bpf_table_max_entries(c->prog.module,
+                                              "stack_traces"));
+}
+
 int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
                    uint64_t lost[KD_N_FULL_MAPS], char **error)
@@ -329,6 +446,13 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         return err;
     }
     s->names = entries;
+
+    if (c->with_upcalls) {
+        err = kd_capture_read_upcalls(c, s, error);
+        if (err) {
+            return err;
+        }
+    }
 
     /* The intervals in progress must not carry over to the next sample. */
     l = (struct kd_map_layout) {

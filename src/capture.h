@@ -17,10 +17,13 @@
 
 struct kd_options;
 
-/* Sizes of the eBPF maps. */
-#define KD_MAX_THREADS          8192
-#define KD_MAX_SYSCALL_ENTRIES  65536
-#define KD_MAX_IRQ_ENTRIES      16384
+/* Sizes of the eBPF maps, for --max-threads N: N threads, 8 syscalls and
+ * 2 interrupt handlers per thread on average. */
+#define KD_SYSCALLS_PER_THREAD  8
+#define KD_IRQS_PER_THREAD      2
+
+/* Frames in a stack of the stack map (the kernel's PERF_MAX_STACK_DEPTH). */
+#define KD_STACK_DEPTH          127
 
 /* Values of the capture_on map, as the eBPF program reads them. */
 #define KD_CAPTURE_IDLE     0
@@ -60,6 +63,9 @@ struct kd_capture {
     int map_full_fd;
     int counters_fd;
     bool with_events;
+    bool with_stacks;
+    bool with_upcalls;
+    unsigned int stack_trace_size;
     struct kd_events events;
 };
 
@@ -69,7 +75,7 @@ struct kd_capture {
  * positive errno and '*error'. */
 int kd_capture_source(const struct kd_options *, unsigned int tgid,
                       const struct kd_layout *, const char *prefix,
-                      char **text, char **error);
+                      bool upcalls, char **text, char **error);
 
 /* Compiles, loads and attaches the program for 'options' and 'tgid', with
  * the triggers' 'hooks' (NULL where there is none), prepared already.
@@ -94,6 +100,13 @@ int kd_capture_counters(struct kd_capture *,
  * entries could not be created because it was full. */
 int kd_capture_collect(struct kd_capture *, struct kd_sample *,
                        uint64_t lost[KD_N_FULL_MAPS], char **error);
+
+/* Reads stack 'id' of the stack map into 'ips' (KD_STACK_DEPTH frames).
+ * Returns the number of frames, 0 if there is none. */
+size_t kd_capture_stack(struct kd_capture *, int32_t id, uint64_t *ips);
+
+/* Empties the stack map, once the sample's stacks are reported. */
+int kd_capture_clear_stacks(struct kd_capture *);
 
 /* Name of map KD_FULL_ID. */
 const char *kd_capture_map_name(enum kd_full_map);

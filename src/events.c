@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
+
+#include "util.h"
 
 void
 kd_event_state_update(struct kd_event_state *state,
@@ -25,6 +28,22 @@ kd_event_state_update(struct kd_event_state *state,
         state->n_stops++;
         break;
     case KD_EVENT_SYSCALL:
+        if (state->n_syscalls == state->allocated) {
+            state->allocated = state->allocated ? state->allocated * 2
+                                                : 4096;
+            state->syscalls = kd_xreallocarray(state->syscalls,
+                                               state->allocated,
+                                               sizeof *state->syscalls);
+        }
+        state->syscalls[state->n_syscalls++] = (struct kd_syscall_event) {
+            .entry_ts = event->entry_ts,
+            .exit_ts = event->ts,
+            .tid = event->tid,
+            .syscall = event->syscall,
+            .user_stack_id = event->user_stack_id,
+            .kernel_stack_id = event->kernel_stack_id,
+        };
+        break;
     default:
         break;
     }
@@ -91,8 +110,23 @@ kd_events_wait(struct kd_events *events, uint64_t deadline_ns,
 }
 
 void
+kd_events_drain(struct kd_events *events)
+{
+    ring_buffer__consume(events->rb);
+}
+
+void
+kd_events_clear_syscalls(struct kd_events *events)
+{
+    events->state.n_syscalls = 0;
+}
+
+void
 kd_events_close(struct kd_events *events)
 {
     ring_buffer__free(events->rb);
     events->rb = NULL;
+    free(events->state.syscalls);
+    events->state.syscalls = NULL;
+    events->state.n_syscalls = events->state.allocated = 0;
 }

@@ -17,9 +17,24 @@ enum kd_event_id {
 };
 
 struct kd_event {
-    uint64_t ts;
+    uint64_t ts;                /* Syscalls: the exit time. */
     uint32_t tid;
-    uint32_t id;
+    uint32_t id;                /* enum kd_event_id. */
+    uint64_t entry_ts;          /* Syscalls: the entry time. */
+    uint32_t syscall;
+    int32_t user_stack_id;      /* Negative: no stack. */
+    int32_t kernel_stack_id;
+    uint32_t pad;
+};
+
+/* One syscall event, as kept until it is reported. */
+struct kd_syscall_event {
+    uint64_t entry_ts;
+    uint64_t exit_ts;
+    uint32_t tid;
+    uint32_t syscall;
+    int32_t user_stack_id;
+    int32_t kernel_stack_id;
 };
 
 /* What the events said so far. */
@@ -28,6 +43,11 @@ struct kd_event_state {
     uint64_t stop_ts;       /* Time of the last stop trigger, 0: none. */
     uint64_t n_starts;      /* Start triggers seen. */
     uint64_t n_stops;       /* Stop triggers seen. */
+
+    /* Syscall events of the current sample, in arrival order. */
+    struct kd_syscall_event *syscalls;
+    size_t n_syscalls;
+    size_t allocated;
 };
 
 struct ring_buffer;
@@ -49,6 +69,12 @@ int kd_events_wait(struct kd_events *, uint64_t deadline_ns,
                    const sigset_t *unblocked);
 
 void kd_events_close(struct kd_events *);
+
+/* Consumes the events waiting in the ring buffer, without waiting. */
+void kd_events_drain(struct kd_events *);
+
+/* Forgets the syscall events kept so far (keeping the memory). */
+void kd_events_clear_syscalls(struct kd_events *);
 
 /* Records 'event' into 'state'.  Exposed for the unit tests. */
 void kd_event_state_update(struct kd_event_state *,

@@ -246,25 +246,40 @@ kd_kernel_function_traceable(const char *func)
     return found;
 }
 
-static int
-kd_hook_prepare_kprobe(struct kd_hook *h, char **error)
+bool
+kd_hook_kernel_function_ok(const char *func, char **why)
 {
-    const struct kd_trigger *t = h->trigger;
     char path[512];
 
     snprintf(path, sizeof path, "%s/kprobe_events", kd_tracefs());
     if (!kd_path_exists("/sys/bus/event_source/devices/kprobe")
         && !kd_path_exists(path)) {
-        *error = kd_xasprintf("This kernel has no kprobe support "
-                              "(CONFIG_KPROBES is not set): %s triggers "
-                              "cannot work here", kd_trigger_type_name(
-                                  t->type));
-        return EINVAL;
+        *why = kd_xstrdup("this kernel has no kprobe support "
+                          "(CONFIG_KPROBES is not set)");
+        return false;
     }
-    if (!kd_kernel_function_traceable(t->function)) {
-        *error = kd_xasprintf("Kernel function '%s' does not exist or "
-                              "cannot be traced (not in "
-                              "available_filter_functions)", t->function);
+    if (!kd_kernel_function_traceable(func)) {
+        *why = kd_xasprintf("kernel function '%s' does not exist or cannot "
+                            "be traced (not in available_filter_functions; "
+                            "is its module loaded?)", func);
+        return false;
+    }
+    return true;
+}
+
+static int
+kd_hook_prepare_kprobe(struct kd_hook *h, char **error)
+{
+    const struct kd_trigger *t = h->trigger;
+    char *why;
+
+    if (!kd_hook_kernel_function_ok(t->function, &why)) {
+        /* Capitalized, as it starts the reason of an ERROR line. */
+        why[0] = why[0] >= 'a' && why[0] <= 'z' ? why[0] - 'a' + 'A'
+                                                 : why[0];
+        *error = kd_xasprintf("%s: %s triggers cannot work here", why,
+                              kd_trigger_type_name(t->type));
+        free(why);
         return EINVAL;
     }
     return 0;

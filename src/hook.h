@@ -50,6 +50,10 @@ int kd_hook_attach(struct kd_hook *, struct kd_program *,
 
 void kd_hook_close(struct kd_hook *);
 
+/* Whether kernel function 'func' can be traced with a k(ret)probe here.
+ * If not, '*why' (to be freed) says why. */
+bool kd_hook_kernel_function_ok(const char *func, char **why);
+
 /* Lists the USDT probes of process 'pid' into a new string '*list', one
  * "provider:name" per line with binary and number of locations.  Returns
  * the number of probes, or -1 when the process cannot be read. */

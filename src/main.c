@@ -28,6 +28,7 @@
 #include "options.h"
 #include "report.h"
 #include "sample.h"
+#include "symbols.h"
 #include "target.h"
 #include "trigger.h"
 #include "util.h"
@@ -92,6 +93,17 @@ kd_wait(uint64_t deadline_ns, const sigset_t *unblocked)
     }
 }
 
+/* Lets the eBPF programs that were running when the capture stopped (and
+ * so still saw it on) finish, so that what they record is read with the
+ * rest of the sample.  They run for microseconds, with preemption off. */
+static void
+kd_quiesce(void)
+{
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = 2000000 };
+
+    nanosleep(&ts, NULL);
+}
+
 /* Prints a timestamp line ("# Start sampling @...") and flushes it, so
  * that whoever reads the output knows at once. */
 static void
@@ -126,7 +138,111 @@ kd_print_lost(const uint64_t lost[KD_N_FULL_MAPS])
                    (unsigned long long) lost[i]);
         }
     }
-    printf(".\n#          The statistics above are incomplete.\n");
+    printf(".\n#          The statistics above are incomplete; size the maps "
+           "for more\n#          threads with the --max-threads option.\n");
+}
+
+static int
+kd_syscall_event_cmp(const void *a_, const void *b_)
+{
+    const struct kd_syscall_event *a = a_, *b = b_;
+
+    if (a->exit_ts != b->exit_ts) {
+        return a->exit_ts < b->exit_ts ? -1 : 1;
+    }
+    return a->entry_ts < b->entry_ts ? -1 : a->entry_ts > b->entry_ts;
+}
+
+/* Appends the frames of stack 'id' to 'ds', each distinct stack being
+ * read and symbolized once per sample ('cache', indexed by stack id). */
+static void
+kd_put_stack(struct kd_ds *ds, struct kd_capture *capture,
+             struct kd_symbols *symbols, char **cache, size_t cache_size,
+             int32_t id, bool kernel)
+{
+    uint64_t ips[KD_STACK_DEPTH];
+    struct kd_ds frames = KD_DS_EMPTY_INITIALIZER;
+    size_t n;
+
+    if (id < 0) {
+        return;
+    }
+    if ((size_t) id < cache_size && cache[id]) {
+        kd_ds_put_cstr(ds, cache[id]);
+        return;
+    }
+    n = kd_capture_stack(capture, id, ips);
+    for (size_t i = 0; i < n; i++) {
+        char frame[512];
+        bool top = !frames.length;
+
+        kd_symbols_format(symbols, kernel, ips[i], frame, sizeof frame);
+        if (!(kernel && top && kd_frame_is_tracing(frame))) {
+            kd_report_frame(&frames, frame);
+        }
+    }
+    kd_ds_put_cstr(ds, kd_ds_cstr(&frames));
+    if ((size_t) id < cache_size) {
+        cache[id] = kd_ds_steal_cstr(&frames);
+    }
+    kd_ds_destroy(&frames);
+}
+
+/* The syscall events of the sample, in time order, with their stacks, and
+ * the warning about stacks that could not be shown. */
+static void
+kd_report_syscall_events(struct kd_ds *ds, struct kd_capture *capture,
+                         const struct kd_sample *sample)
+{
+    struct kd_event_state *ev = &capture->events.state;
+    size_t cache_size = capture->with_stacks ? capture->stack_trace_size : 0;
+    char **cache = kd_xcalloc(cache_size, sizeof *cache);
+    struct kd_symbols symbols;
+    uint64_t lost_stacks = 0;
+
+    if (!ev->n_syscalls) {
+        free(cache);
+        return;
+    }
+    kd_symbols_init(&symbols, capture->tgid);
+    qsort(ev->syscalls, ev->n_syscalls, sizeof *ev->syscalls,
+          kd_syscall_event_cmp);
+    kd_report_events_header(ds);
+    for (size_t i = 0; i < ev->n_syscalls; i++) {
+        const struct kd_syscall_event *e = &ev->syscalls[i];
+        const char *name = kd_sample_thread_name(sample, e->tid);
+        char *owned = NULL;
+
+        if (!name) {
+            owned = kd_target_thread_name(capture->tgid, e->tid, NULL);
+            if (!owned) {
+                owned = kd_xasprintf("<unknown:%u/%u>", capture->tgid,
+                                     e->tid);
+            }
+            name = owned;
+        }
+        kd_report_event(ds, e->entry_ts, e->exit_ts, e->tid, name,
+                        e->syscall);
+        free(owned);
+        kd_ds_flush(ds, stdout, 1 << 16);
+        if (!capture->with_stacks) {
+            continue;
+        }
+        if (e->kernel_stack_id < 0 || e->user_stack_id < 0) {
+            lost_stacks++;
+        }
+        kd_put_stack(ds, capture, &symbols, cache, cache_size,
+                     e->kernel_stack_id, true);
+        kd_put_stack(ds, capture, &symbols, cache, cache_size,
+                     e->user_stack_id, false);
+    }
+    kd_report_lost_stacks(ds, lost_stacks);
+
+    for (size_t i = 0; i < cache_size; i++) {
+        free(cache[i]);
+    }
+    free(cache);
+    kd_symbols_destroy(&symbols);
 }
 
 /* Reads the sample that just ended and, unless 'discard', prints its
@@ -164,7 +280,12 @@ kd_dump_sample(struct kd_capture *capture, uint64_t delta, bool discard,
     if (!discard) {
         kd_sample_group(&sample, kd_target_thread_name, NULL);
         kd_report_sample(&ds, &sample);
-        fwrite(ds.string, 1, ds.length, stdout);
+        kd_report_upcalls(&ds, sample.upcalls, sample.n_upcalls,
+                          sample.n_cpus);
+        if (capture->with_events) {
+            kd_report_syscall_events(&ds, capture, &sample);
+        }
+        kd_ds_flush(&ds, stdout, 0);
         kd_print_lost(lost);
         fflush(stdout);
         if (debug) {
@@ -175,7 +296,15 @@ kd_dump_sample(struct kd_capture *capture, uint64_t delta, bool discard,
     }
     kd_ds_destroy(&ds);
     kd_sample_clear(&sample);
-    return 0;
+    if (capture->with_events) {
+        kd_events_clear_syscalls(&capture->events);
+    }
+    err = kd_capture_clear_stacks(capture);
+    if (err) {
+        printf("ERROR: Failed to clear the eBPF stack map: %s\n",
+               strerror(err));
+    }
+    return err;
 }
 
 /* Waits until 'deadline' (0: no limit) for a signal or, when the capture
@@ -282,6 +411,11 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
             break;
         }
         kd_capture_set(capture, KD_CAPTURE_STOPPED);
+        kd_quiesce();
+        if (capture->with_events) {
+            /* The events sent before the stop. */
+            kd_events_drain(&capture->events);
+        }
         if (by_stop) {
             kd_print_trigger_timestamp("# Stop sampling", ev->stop_ts);
         } else {
@@ -379,19 +513,6 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
     return 0;
 }
 
-/* The options of later versions that this one does not implement yet are
- * refused rather than silently ignored. */
-static int
-kd_check_supported(const struct kd_options *o)
-{
-    if (o->syscall_events) {
-        printf("ERROR: --syscall-events is not supported by this version "
-               "of kernel_delay!\n");
-        return EX_CONFIG;
-    }
-    return 0;
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -439,11 +560,6 @@ main(int argc, char *argv[])
     if (geteuid() != 0) {
         printf("ERROR: We need to run as root to attached probes!\n");
         return EX_NOPERM;
-    }
-
-    status = kd_check_supported(&options);
-    if (status) {
-        return status;
     }
 
     kd_signals_init(&unblocked);

@@ -13,6 +13,10 @@
 
 #include "util.h"
 
+/* The kernel's own "operation not supported" (include/linux/errno.h), which
+ * reaches user space from some map types' batch operations. */
+#define KD_ENOTSUPP 524
+
 /* bcc's wrappers return a negative errno, or -1 with errno set. */
 static int
 kd_bpf_error(int ret)
@@ -132,7 +136,7 @@ kd_map_read(int fd, const struct kd_map_layout *l, size_t max_entries,
     *n = 0;
     error = kd_map_read_batch(fd, l, max_entries, delete, keys, values, n);
     if (error == EINVAL || error == ENOTSUP || error == EOPNOTSUPP
-        || error == ENOSYS || error == EPERM) {
+        || error == KD_ENOTSUPP || error == ENOSYS || error == EPERM) {
         error = kd_map_read_each(fd, l, max_entries, delete, keys, values,
                                  n);
     }
@@ -160,6 +164,12 @@ int
 kd_map_set_u64(int fd, uint32_t key, uint64_t value)
 {
     return kd_bpf_error(bpf_update_elem(fd, &key, &value, BPF_ANY));
+}
+
+int
+kd_map_lookup(int fd, const void *key, void *value)
+{
+    return kd_bpf_error(bpf_lookup_elem(fd, (void *) key, value));
 }
 
 int

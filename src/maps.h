@@ -34,6 +34,10 @@ int kd_map_clear(int fd, const struct kd_map_layout *, size_t max_entries);
 /* Sets entry 'key' of array map 'fd' to 'value'. */
 int kd_map_set_u64(int fd, uint32_t key, uint64_t value);
 
+/* Looks up 'key' in map 'fd' into 'value'.  Returns 0 or a positive
+ * errno. */
+int kd_map_lookup(int fd, const void *key, void *value);
+
 /* Gets entry 'key' of array map 'fd' into '*value'. */
 int kd_map_get_u64(int fd, uint32_t key, uint64_t *value);
 

@@ -34,6 +34,7 @@ const struct kd_options kd_options_defaults = {
     .start_trigger = NULL,
     .stop_trigger = NULL,
     .trigger_delta = 0,
+    .max_threads = 8192,
 };
 
 /* The options, in the reference's order.  ARG is NONE, REQUIRED or
@@ -60,6 +61,7 @@ const struct kd_options kd_options_defaults = {
     KD_OPTION(STOP_TRIGGER, 0, "stop-trigger", REQUIRED, "TRIGGER")     \
     KD_OPTION(TRIGGER_DELTA, 0, "trigger-delta", OPTIONAL,              \
               "DURATION_NS")                                            \
+    KD_OPTION(MAX_THREADS, 0, "max-threads", REQUIRED, "NUMBER")        \
     KD_OPTION(VERSION, 0, "version", NONE, NULL)
 
 enum kd_option_id {
@@ -97,7 +99,8 @@ static const char kd_usage[] =
 "                    [--skip-syscall-poll-events] [--skip-upcall-stats]\n"
 "                    [--stack-trace-size STACK_TRACE_SIZE]\n"
 "                    [--start-trigger TRIGGER] [--stop-trigger TRIGGER]\n"
-"                    [--trigger-delta [DURATION_NS]] [--version]\n";
+"                    [--trigger-delta [DURATION_NS]] [--max-threads NUMBER]\n"
+"                    [--version]\n";
 
 static const char kd_help[] =
 "\n"
@@ -136,6 +139,8 @@ static const char kd_help[] =
 "  --trigger-delta [DURATION_NS]\n"
 "                        Only report event when the trigger duration >\n"
 "                        DURATION_NS, default 0 (all events)\n"
+"  --max-threads NUMBER  Size the eBPF maps for NUMBER threads (64 to\n"
+"                        1048576), default 8192; see kernel_delay(8)\n"
 "  --version             show the program's version and exit\n";
 
 unsigned int
@@ -277,6 +282,8 @@ static int
 kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
             uint64_t min, uint64_t max, uint64_t *out)
 {
+    bool zero = arg[strspn(arg, "+-")] && !arg[strspn(arg, "+-0")];
+    uint64_t value;
     char why[128];
 
     switch (kd_parse_u64(arg, min, max, out)) {
@@ -285,13 +292,17 @@ kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
     case EINVAL:
         return kd_arg_error(err, def, "must be an integer");
     default:
-        if (arg[strspn(arg, "+-")] && !arg[strspn(arg, "+-0")]) {
+        if (zero && min == 1) {
             return kd_arg_error(err, def, "must be nonzero");
         }
-        if (arg[0] == '-') {
+        if (arg[0] == '-' && !zero) {
             return kd_arg_error(err, def, "must be positive");
         }
-        snprintf(why, sizeof why, "must be at most %" PRIu64, max);
+        if (!kd_parse_u64(arg, 0, UINT64_MAX, &value) && value < min) {
+            snprintf(why, sizeof why, "must be at least %" PRIu64, min);
+        } else {
+            snprintf(why, sizeof why, "must be at most %" PRIu64, max);
+        }
         return kd_arg_error(err, def, why);
     }
 }
@@ -389,6 +400,11 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
             status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
         }
         o->trigger_delta = u;
+        break;
+    case KD_OPT_MAX_THREADS:
+        status = kd_get_uint(err, def, arg, KD_MIN_MAX_THREADS,
+                             KD_MAX_MAX_THREADS, &u);
+        o->max_threads = u;
         break;
     case KD_N_OPTIONS:
     default:

@@ -27,6 +27,7 @@ struct kd_options {
     const char *start_trigger;
     const char *stop_trigger;
     uint64_t trigger_delta;         /* ns. */
+    unsigned int max_threads;       /* Sizes the eBPF maps. */
 };
 
 extern const struct kd_options kd_options_defaults;
@@ -37,6 +38,8 @@ extern const struct kd_options kd_options_defaults;
 #define KD_MAX_PAGE_COUNT     (1u << 20)
 #define KD_MAX_SAMPLE_COUNT   100000000u
 #define KD_MAX_STACK_TRACES   (1u << 20)
+#define KD_MIN_MAX_THREADS    64u
+#define KD_MAX_MAX_THREADS    (1u << 20)
 
 /* Parses 'argv' into 'options' (first set to kd_options_defaults).
  *

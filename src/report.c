@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "syscalls.h"
@@ -298,5 +299,144 @@ kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
         kd_report_syscalls(ds, t);
         kd_report_thread_stats(ds, t);
         kd_report_irqs(ds, t);
+    }
+}
+
+/* Sums of the per-CPU counts of the upcall entries whose key is 'key', or
+ * not 'key' when 'other'.  Returns the total and writes the non-zero
+ * per-CPU counts as "0: 5, 1: 3" into 'ds'. */
+static uint64_t
+kd_upcall_sums(const struct kd_upcall_entry *entries, size_t n, int n_cpus,
+               uint64_t key, bool other, struct kd_ds *ds)
+{
+    uint64_t total = 0;
+    bool first = true;
+
+    for (int cpu = 0; cpu < n_cpus; cpu++) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < n; i++) {
+            if ((entries[i].key == key) != other) {
+                sum += entries[i].per_cpu[cpu];
+            }
+        }
+        if (sum) {
+            kd_ds_put_format(ds, "%s%d: %" PRIu64, first ? "" : ", ", cpu,
+                             sum);
+            first = false;
+        }
+        total += sum;
+    }
+    return total;
+}
+
+static int
+kd_upcall_cmp(const void *a_, const void *b_)
+{
+    const struct kd_upcall_entry *a = a_, *b = b_;
+
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+void
+kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
+                  size_t n, int n_cpus)
+{
+    struct kd_ds per_cpu = KD_DS_EMPTY_INITIALIZER;
+    struct kd_upcall_entry *sorted;
+    uint64_t total;
+
+    /* "Total upcalls" is the sum over every key, i.e. over keys that are
+     * not a key no entry has. */
+    total = kd_upcall_sums(entries, n, n_cpus, UINT64_MAX, true, &per_cpu);
+    if (!total) {
+        kd_ds_destroy(&per_cpu);
+        return;
+    }
+    kd_ds_put_format(ds, "\n\n# UPCALL STATISTICS (TOTAL [CPU_ID: "
+                     "N_UPCALLS_PER_CPU, ...]):\n"
+                     "  Total upcalls       : %" PRIu64 " [%s]\n", total,
+                     kd_ds_cstr(&per_cpu));
+
+    sorted = kd_xcalloc(n, sizeof *sorted);
+    memcpy(sorted, entries, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, kd_upcall_cmp);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = sorted[i].key;
+
+        kd_ds_destroy(&per_cpu);
+        total = kd_upcall_sums(entries, n, n_cpus, key, false, &per_cpu);
+        if (!key) {
+            struct kd_ds failed_cpu = KD_DS_EMPTY_INITIALIZER;
+            uint64_t failed = kd_upcall_sums(entries, n, n_cpus, 0, true,
+                                             &failed_cpu);
+
+            /* As the reference: only broken down when some failed. */
+            if (failed) {
+                kd_ds_put_format(ds, "  Successfull upcalls : %" PRIu64
+                                 " [%s]\n", total, kd_ds_cstr(&per_cpu));
+                kd_ds_put_format(ds, "  Failed upcalls      : %" PRIu64
+                                 " [%s]\n", failed,
+                                 kd_ds_cstr(&failed_cpu));
+            }
+            kd_ds_destroy(&failed_cpu);
+        } else if (total) {
+            const char *name = key < 4096 ? strerrorname_np(key) : NULL;
+            char num[24];
+
+            snprintf(num, sizeof num, "%" PRIu64, key);
+            kd_ds_put_format(ds, "    %3s, ", num);
+            kd_put_field(ds, name ? name : "_unknown_", 13, true, false);
+            kd_ds_put_format(ds, ": %" PRIu64 " [%s]\n", total,
+                             kd_ds_cstr(&per_cpu));
+        }
+    }
+    free(sorted);
+    kd_ds_destroy(&per_cpu);
+}
+
+void
+kd_report_events_header(struct kd_ds *ds)
+{
+    kd_ds_put_format(ds, "\n\n# SYSCALL EVENTS:\n  %19s %19s %10s %-16s "
+                     "%10s  %s\n", "ENTRY (ns)", "EXIT (ns)", "TID", "COMM",
+                     "DELTA (us)", "SYSCALL");
+    kd_ds_put_cstr(ds, "  ------------------- ------------------- ---------- "
+                   "---------------- ----------  ----------------\n");
+}
+
+void
+kd_report_event(struct kd_ds *ds, uint64_t entry_ts, uint64_t exit_ts,
+                uint32_t tid, const char *name, uint32_t syscall)
+{
+    char buf[64];
+
+    kd_ds_put_format(ds, "  %19" PRIu64 " %19" PRIu64 " %10" PRIu32 " ",
+                     entry_ts, exit_ts, tid);
+    kd_put_field(ds, name, 16, true, false);
+    kd_ds_put_char(ds, ' ');
+    kd_put_num(ds, exit_ts > entry_ts ? (exit_ts - entry_ts) / 1000 : 0, 10);
+    kd_ds_put_format(ds, "  %s\n", kd_syscall_format(syscall, buf,
+                                                      sizeof buf));
+}
+
+void
+kd_report_frame(struct kd_ds *ds, const char *frame)
+{
+    kd_ds_put_format(ds, "          %s\n", frame);
+}
+
+void
+kd_report_lost_stacks(struct kd_ds *ds, uint64_t n)
+{
+    if (n) {
+        kd_ds_put_format(ds, "\n#WARNING: We where not able to display %"
+                         PRIu64 " stack traces!\n"
+                         "#         Consider increasing the stack trace size "
+                         "using\n"
+                         "#         the '--stack-trace-size' option.\n"
+                         "#         Note that this can also happen due to a "
+                         "stack id\n"
+                         "#         collision.\n", n);
     }
 }

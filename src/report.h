@@ -34,4 +34,22 @@ void kd_report_timestamp(struct kd_ds *, const char *msg,
  * the last thread's last section. */
 void kd_report_sample(struct kd_ds *, const struct kd_sample *);
 
+/* Upcall statistics, as the reference prints them: 'entries' holds, per
+ * key (0 for successful upcalls, else the errno of failed ones), 'n_cpus'
+ * counts.  Prints nothing when all counts are 0. */
+void kd_report_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
+                       size_t n, int n_cpus);
+
+/* "# SYSCALL EVENTS:" and its column headers. */
+void kd_report_events_header(struct kd_ds *);
+
+/* One syscall event of thread 'name'; frames follow with
+ * kd_report_frame(). */
+void kd_report_event(struct kd_ds *, uint64_t entry_ts, uint64_t exit_ts,
+                     uint32_t tid, const char *name, uint32_t syscall);
+void kd_report_frame(struct kd_ds *, const char *frame);
+
+/* The reference's warning about stacks that could not be shown. */
+void kd_report_lost_stacks(struct kd_ds *, uint64_t n);
+
 #endif /* report.h */

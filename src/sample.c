@@ -238,6 +238,18 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
              kd_thread_cmp);
 }
 
+const char *
+kd_sample_thread_name(const struct kd_sample *sample, uint32_t tid)
+{
+    /* Few lookups per thread: a linear search is fine. */
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        if (sample->threads[i].tid == tid) {
+            return sample->threads[i].name;
+        }
+    }
+    return NULL;
+}
+
 void
 kd_sample_clear(struct kd_sample *sample)
 {
@@ -252,6 +264,10 @@ kd_sample_clear(struct kd_sample *sample)
     free(sample->hardirqs);
     free(sample->softirqs);
     free(sample->names);
+    for (size_t i = 0; i < sample->n_upcalls; i++) {
+        free(sample->upcalls[i].per_cpu);
+    }
+    free(sample->upcalls);
     memset(sample, 0, sizeof *sample);
     sample->pid = pid;
 }

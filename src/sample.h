@@ -74,6 +74,14 @@ struct kd_name_entry {
     struct kd_name name;
 };
 
+/* Upcall counts per CPU for one key: 0 for successful upcalls, else the
+ * errno of failed ones. */
+#define KD_MAX_CPUS 1024
+struct kd_upcall_entry {
+    uint64_t key;
+    uint64_t *per_cpu;          /* 'n_cpus' counts. */
+};
+
 /* One thread's view of the sample; points into the sample's arrays. */
 struct kd_thread {
     uint32_t tid;
@@ -104,6 +112,9 @@ struct kd_sample {
     size_t n_softirqs;
     struct kd_name_entry *names;    /* Names of threads that exited. */
     size_t n_names;
+    struct kd_upcall_entry *upcalls;
+    size_t n_upcalls;
+    int n_cpus;                     /* Of 'upcalls'. */
 
     struct kd_thread *threads;      /* By name, then tid. */
     size_t n_threads;
@@ -118,6 +129,9 @@ typedef char *kd_thread_name_fn(uint32_t pid, uint32_t tid, void *aux);
  * program recorded when the thread exited, else "<unknown:PID/TID>". */
 void kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
                      void *aux);
+
+/* The name of thread 'tid' in the grouped 'sample', or NULL. */
+const char *kd_sample_thread_name(const struct kd_sample *, uint32_t tid);
 
 /* Frees everything 'sample' holds and empties it. */
 void kd_sample_clear(struct kd_sample *sample);

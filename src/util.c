@@ -182,6 +182,16 @@ kd_ds_steal_cstr(struct kd_ds *ds)
 }
 
 void
+kd_ds_flush(struct kd_ds *ds, FILE *stream, size_t threshold)
+{
+    if (ds->length && ds->length >= threshold) {
+        fwrite(ds->string, 1, ds->length, stream);
+        ds->length = 0;
+        ds->string[0] = '\0';
+    }
+}
+
+void
 kd_ds_destroy(struct kd_ds *ds)
 {
     free(ds->string);

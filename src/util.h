@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define KD_ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
 
@@ -46,6 +47,10 @@ void kd_ds_put_format(struct kd_ds *, const char *, ...)
 const char *kd_ds_cstr(struct kd_ds *);
 char *kd_ds_steal_cstr(struct kd_ds *);
 void kd_ds_destroy(struct kd_ds *);
+
+/* Writes 'ds' to 'stream' and empties it, once it holds 'threshold' bytes
+ * or more (0: always). */
+void kd_ds_flush(struct kd_ds *, FILE *stream, size_t threshold);
 
 /* Reads a whole small file (e.g. under /proc) into a new string with the
  * trailing newline removed.  Returns 0 or a positive errno. */

@@ -43,7 +43,9 @@ SCHED_MAX_FLOOR_NS=$((2 * MS))
 E2E_SCENARIOS=${E2E_SCENARIOS:-syscalls poll contend udp hardirq exited \
 stopped bad_options no_such_pid not_root trigger_usdt trigger_uprobe \
 trigger_trace trigger_start_only trigger_stop_only trigger_delta \
-trigger_interrupt trigger_errors autodetect}
+trigger_interrupt trigger_errors events_threshold events_skip_poll \
+events_no_stacks events_full_rate events_drops upcall_note map_full \
+autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
@@ -410,6 +412,270 @@ scenario_trigger_errors() {
     else
         skip "trigger_kprobe: this kernel has kprobes"
     fi
+}
+
+# ---------------------------------------------------------------------------
+# Syscall events (-s).  The report is followed by "# SYSCALL EVENTS:".
+
+readonly EV_HDR='           ENTRY (ns)           EXIT (ns)        TID COMM             DELTA (us)  SYSCALL'
+readonly EV_DASH='  ------------------- ------------------- ---------- ---------------- ----------  ----------------'
+
+# events_split FILE: FILE.report gets the statistics part (checked as
+# usual), and the events part is parsed (with awk: a full-rate run prints
+# hundreds of thousands of events).  EV_COUNT is the number of events;
+# when there are at most 10,000, the EV_* arrays get one entry per event
+# (EV_TID, EV_NAME, EV_CALL, EV_ENTRY, EV_EXIT, EV_DELTA, and EV_FRAMES with
+# the frames separated by '|').  EV_ERR is set on a layout error,
+# EV_WARNINGS to the lines after the events ('|'-separated).
+events_split() {
+    local f=$1 tid name call entry exit delta frames i=0
+
+    EV_TID=() EV_NAME=() EV_CALL=() EV_ENTRY=() EV_EXIT=() EV_DELTA=()
+    EV_FRAMES=() EV_ERR= EV_WARNINGS= EV_COUNT=0
+    awk '/^# SYSCALL EVENTS:$/ { exit } { print }' "$f" >"$f.report"
+    # The report part ends with the two blank lines before the events.
+    if grep -q '^# SYSCALL EVENTS:$' "$f"; then
+        head -n -2 "$f.report" >"$f.tmp" && mv "$f.tmp" "$f.report"
+    fi
+    awk -v hdr="$EV_HDR" -v dash="$EV_DASH" -v out="$f.ev" \
+        -v errf="$f.everr" -v warnf="$f.evwarn" '
+        function num(s) { gsub(/[ ,]/, "", s); return s }
+        function flush() {
+            if (have) { print ev "\t" frames > out }
+            have = 0; frames = ""
+        }
+        /^# SYSCALL EVENTS:$/ { on = 1; n = 0; next }
+        !on { next }
+        { n++ }
+        n == 1 { if ($0 != hdr) print "events header: " $0 > errf; next }
+        n == 2 { if ($0 != dash) print "events dashes: " $0 > errf; next }
+        length($0) >= 83 && substr($0, 1, 2) == "  " \
+            && substr($0, 22, 1) == " " && substr($0, 42, 1) == " " \
+            && substr($0, 53, 1) == " " && substr($0, 70, 1) == " " \
+            && substr($0, 81, 2) == "  " {
+            flush()
+            name = substr($0, 54, 16); sub(/ +$/, "", name)
+            ev = num(substr($0, 43, 10)) "\t" name "\t" \
+                 substr($0, 83) "\t" num(substr($0, 3, 19)) "\t" \
+                 num(substr($0, 23, 19)) "\t" num(substr($0, 71, 10))
+            have = 1; count++
+            next
+        }
+        /^          [^ ]/ && have { frames = frames substr($0, 11) "|"; next }
+        /^#/ || /^$/ { flush(); print > warnf; next }
+        { print "unexpected line in events: " $0 > errf }
+        END { flush(); print count + 0 }' "$f" >"$f.evcount"
+    EV_COUNT=$(<"$f.evcount")
+    [[ -s $f.everr ]] && EV_ERR=$(head -n 1 "$f.everr")
+    [[ -s $f.evwarn ]] && EV_WARNINGS=$(grep -v '^$' "$f.evwarn" | tr '\n' '|')
+    ((EV_COUNT > 0 && EV_COUNT <= 10000)) || return 0
+    while IFS=$'\t' read -r tid name call entry exit delta frames; do
+        EV_TID[i]=$tid EV_NAME[i]=$name EV_CALL[i]=$call
+        EV_ENTRY[i]=$entry EV_EXIT[i]=$exit EV_DELTA[i]=$delta
+        EV_FRAMES[i]=$frames
+        i=$((i + 1))
+    done <"$f.ev"
+}
+
+trim() {
+    local s=$1
+
+    s=${s#"${s%%[! ]*}"}
+    printf '%s' "${s%"${s##*[! ]}"}"
+}
+
+# events_run TAG SAMPLE_TIME JOB ARGS...: one run with syscall events.
+events_run() {
+    local tag=$1 sample=$2 job=$3
+
+    shift 3
+    kd_begin "$tag" "$sample" -p "${WL_PID[main]}" "$@" || return 1
+    wl_cmd main "$job" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    wait_exit "$KD_PID" $((${sample%.*} + 60))
+    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
+    check_bpf_released "$tag"
+    events_split "$KD_OUT"
+    if kd_check_layout "$KD_OUT.report" "$sample"; then
+        pass "$tag: report layout"
+    else
+        fail "$tag: report layout: $LAYOUT_ERR"
+    fi
+    check_eq "$tag: events layout" "" "$EV_ERR"
+    kd_parse "$KD_OUT.report"
+}
+
+# events_of TID [SYSCALL]: indexes of the events of TID (and SYSCALL).
+events_of() {
+    local i
+
+    for i in "${!EV_TID[@]}"; do
+        if [[ ${EV_TID[i]} == "$1" && ( -z ${2:-} || ${EV_CALL[i]} == "$2" ) ]]
+        then
+            printf '%s ' "$i"
+        fi
+    done
+}
+
+# Threshold: with -s 2 ms, handler1's 4 slow sleeps (5 ms) and 3 polls
+# (5 ms) appear and none of its 100 getppid(); each event is laid out and
+# timed consistently, in exit order, and each sleep has kernel frames and a
+# user stack naming the workload's function.
+scenario_events_threshold() {
+    local tag=events_threshold tid=${WL_TID[main:handler1]} i frames
+    local prev=0 ok=1
+
+    events_run $tag 0.8 "events 100 4 3" -s 2000000 || return
+    check_syscall $tag handler1 "$tid" getppid 100
+    check_eq "$tag: handler1 clock_nanosleep events" 4 \
+             "$(wc -w <<<"$(events_of "$tid" clock_nanosleep)")"
+    check_eq "$tag: handler1 poll events" 3 \
+             "$(wc -w <<<"$(events_of "$tid" poll)")"
+    check_eq "$tag: handler1 events in all" 7 \
+             "$(wc -w <<<"$(events_of "$tid")")"
+    for i in "${!EV_TID[@]}"; do
+        ((EV_EXIT[i] >= prev)) || ok=0
+        prev=${EV_EXIT[i]}
+        if ((EV_DELTA[i] != (EV_EXIT[i] - EV_ENTRY[i]) / 1000)); then
+            fail "$tag: event $i DELTA" $(((EV_EXIT[i] - EV_ENTRY[i]) / 1000)) \
+                 "${EV_DELTA[i]}"
+        fi
+        ((EV_EXIT[i] - EV_ENTRY[i] > 2 * MS)) \
+            || fail "$tag: event $i longer than the threshold" "> 2 ms" \
+                    "$((EV_EXIT[i] - EV_ENTRY[i])) ns"
+    done
+    check_eq "$tag: events in exit order" 1 $ok
+    for i in $(events_of "$tid"); do
+        check_eq "$tag: event $i COMM" handler1 "${EV_NAME[i]}"
+        check_range "$tag: event $i DELTA (us)" 5000 1000000 "${EV_DELTA[i]}"
+    done
+    for i in $(events_of "$tid" clock_nanosleep); do
+        frames=${EV_FRAMES[i]}
+        [[ $frames == *" [kernel]|"* ]] \
+            && pass "$tag: event $i has kernel frames" \
+            || fail "$tag: event $i kernel frames" "'... [kernel]'" "$frames"
+        [[ $frames == *"|kd_workload_slow_syscall+0x"*" [workload]|"* ]] \
+            && pass "$tag: event $i user stack names the workload's function" \
+            || fail "$tag: event $i user stack" \
+                    "'kd_workload_slow_syscall+0x... [workload]'" "$frames"
+        [[ $frames != *bpf_prog_* && $frames != *__traceiter_* ]] \
+            && pass "$tag: event $i stack free of tracing frames" \
+            || fail "$tag: event $i tracing frames" "none" "$frames"
+    done
+    check_eq "$tag: no lost-stack warning" "" "$EV_WARNINGS"
+}
+
+scenario_events_skip_poll() {
+    local tag=events_skip_poll tid=${WL_TID[main:handler1]}
+
+    events_run $tag 0.8 "events 0 2 3" -s 2000000 \
+        --skip-syscall-poll-events || return
+    check_syscall $tag handler1 "$tid" poll 3
+    check_eq "$tag: handler1 clock_nanosleep events" 2 \
+             "$(wc -w <<<"$(events_of "$tid" clock_nanosleep)")"
+    check_eq "$tag: handler1 poll events" 0 \
+             "$(wc -w <<<"$(events_of "$tid" poll)")"
+}
+
+scenario_events_no_stacks() {
+    local tag=events_no_stacks tid=${WL_TID[main:handler1]} i
+
+    events_run $tag 0.8 "events 0 3 0" -s 2000000 --stack-trace-size 0 \
+        || return
+    check_eq "$tag: handler1 clock_nanosleep events" 3 \
+             "$(wc -w <<<"$(events_of "$tid" clock_nanosleep)")"
+    for i in "${!EV_TID[@]}"; do
+        check_eq "$tag: event $i has no frames" "" "${EV_FRAMES[i]}"
+    done
+    check_eq "$tag: no warning" "" "$EV_WARNINGS"
+}
+
+# Every syscall counted in the statistics is either printed as an event or
+# counted as dropped in the warning: nothing is lost silently.  SPIN_ARGS
+# are extra options.
+events_accounting() {
+    local tag=$1 ms=$2 tid=${WL_TID[main:handler1]} counted dropped
+    local printed re count
+
+    shift 2
+    events_run "$tag" 1.5 "spin $ms" -s --stack-trace-size 0 "$@" || return
+    count=$(reply_field count)
+    check_syscall "$tag" handler1 "$tid" getppid "$count"
+    # The COUNT column of every SYSCALL STATISTICS row of every thread.
+    counted=$(awk '
+        / \[SYSCALL STATISTICS\]$/ { sys = 1; hdr = 1; next }
+        /^$/ { sys = 0; next }
+        sys && hdr { hdr = 0; next }
+        sys && !/TOTAL\( - poll\):/ { sum += $3 }
+        END { print sum + 0 }' "$KD_OUT.report")
+    printed=$EV_COUNT
+    re='# WARNING: Not all events were captured, ([0-9]+) were dropped!'
+    if [[ $(cat "$KD_OUT") =~ $re ]]; then
+        dropped=${BASH_REMATCH[1]}
+    else
+        dropped=0
+    fi
+    note "$tag: $count getppid() in $ms ms; $counted syscalls counted," \
+         "$printed events printed, $dropped dropped"
+    check_eq "$tag: events printed + dropped = syscalls counted" \
+             "$counted" $((printed + dropped))
+    DROPPED=$dropped
+}
+
+scenario_events_full_rate() {
+    events_accounting events_full_rate 300
+}
+
+# A one-page ring buffer cannot keep up: drops happen and are counted.
+scenario_events_drops() {
+    events_accounting events_drops 300 --buffer-page-count 1
+    check_range "events_drops: events were dropped" 1 100000000 "$DROPPED"
+}
+
+# Without --skip-upcall-stats, a kernel that cannot trace ovs_dp_upcall
+# (no openvswitch module, or no kprobes as here) gets one note on stderr
+# and a normal run.
+scenario_upcall_note() {
+    local tag=upcall_note
+
+    kd_begin $tag 0.2 -p "${WL_PID[main]}" || return
+    kd_end
+    check_eq "$tag: one note on stderr" 1 \
+             "$(grep -c '^kernel_delay: note: no upcall statistics: ' "$KD_ERR")"
+    kd_begin ${tag}_skip 0.2 -p "${WL_PID[main]}" --skip-upcall-stats \
+        || return
+    kd_end
+    check_eq "$tag: no note with --skip-upcall-stats" 0 \
+             "$(grep -c 'upcall' "$KD_ERR")"
+}
+
+# More threads than --max-threads sized the maps for: the sample ends with
+# a warning that counts what was lost and names the option; never silent.
+scenario_map_full() {
+    local tag=map_full re lost n maps
+
+    kd_start $tag -p "${WL_PID[main]}" --sample-time 1 --max-threads 64
+    kd_wait_started 30 || { fail "$tag: kernel_delay starts"; return; }
+    wl_cmd main "spawn-many 150" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    re='# WARNING: ([0-9]+) events were not counted because eBPF maps were full: ([a-z 0-9]+)\.'
+    if [[ $(tr '\n' ' ' <"$KD_OUT") =~ $re ]]; then
+        lost=${BASH_REMATCH[1]}
+        maps=${BASH_REMATCH[2]}
+        check_range "$tag: events not counted" 1 100000 "$lost"
+        [[ $maps == *tstate* ]] \
+            && pass "$tag: the thread state map is named ($maps)" \
+            || fail "$tag: maps named" "tstate N" "$maps"
+    else
+        fail "$tag: map-full warning" "'# WARNING: N events were not\
+ counted ...'" "$(grep -A1 WARNING "$KD_OUT" | tr '\n' ' ')"
+    fi
+    grep -q -- '--max-threads option' "$KD_OUT" \
+        && pass "$tag: warning names --max-threads" \
+        || fail "$tag: warning names --max-threads"
+    n=$(grep -c ' \[SYSCALL STATISTICS\]$' "$KD_OUT")
+    check_range "$tag: threads reported (at most the maps' 64)" 1 64 "$n"
 }
 
 # ---------------------------------------------------------------------------

@@ -40,6 +40,8 @@
 #include "target.h"
 #include "template.h"
 #include "trigger.h"
+#include "events.h"
+#include "symbols.h"
 #include "util.h"
 
 /* The framework. */
@@ -233,7 +235,9 @@ check_contains(const char *haystack, const char *needle, bool want,
     "                    [--stack-trace-size STACK_TRACE_SIZE]\n"       \
     "                    [--start-trigger TRIGGER] "                    \
     "[--stop-trigger TRIGGER]\n"                                        \
-    "                    [--trigger-delta [DURATION_NS]] [--version]\n"
+    "                    [--trigger-delta [DURATION_NS]] "              \
+    "[--max-threads NUMBER]\n"                                          \
+    "                    [--version]\n"
 
 struct parse_result {
     int status;
@@ -1145,7 +1149,7 @@ test_capture_source_headers(void)
     char *error, *text = NULL;
 
     CHECK_INT(kd_layout_init(&l, true, &error), 0);
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 1234, &l, NULL, &text,
+    CHECK_INT(kd_capture_source(&kd_options_defaults, 1234, &l, NULL, false, &text,
                                 &error), 0);
     if (!CHECK(text != NULL)) {
         free(error);
@@ -1190,7 +1194,7 @@ test_capture_source_btf(void)
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "80");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "120");
 
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 4321, &l, NULL, &text,
+    CHECK_INT(kd_capture_source(&kd_options_defaults, 4321, &l, NULL, false, &text,
                                 &error), 0);
     CHECK(error == NULL);
     if (!CHECK(text != NULL)) {
@@ -1232,7 +1236,7 @@ test_capture_source_values_verbatim(void)
     snprintf(l.task_state_size, sizeof l.task_state_size, "8");
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "3");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "4");
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 1, &l, NULL, &text,
+    CHECK_INT(kd_capture_source(&kd_options_defaults, 1, &l, NULL, false, &text,
                                 &error), 0);
     CHECK_CONTAINS(text, "\n/* @TGID@ */\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_PID     @OFF_TASK_TGID@\n");
@@ -2380,7 +2384,7 @@ test_capture_source_triggers(void)
     CHECK_INT(kd_layout_init(&l, true, &error), 0);
 
     /* Time mode: no ring buffer, no trigger function. */
-    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, &text, &error), 0);
+    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
     CHECK_CONTAINS(text, "\n#if 0\nBPF_RINGBUF_OUTPUT(events, 1024);\n");
     CHECK_CONTAINS(text, "\n#if 0\nint\nkd_start_trigger_probe(");
     CHECK_CONTAINS(text, "\n#if 0\nint\nkd_stop_trigger_probe(");
@@ -2390,7 +2394,7 @@ test_capture_source_triggers(void)
     o.start_trigger = "up:a";
     o.stop_trigger = "ur:a";
     o.buffer_page_count = 64;
-    CHECK_INT(kd_capture_source(&o, 1, &l, "/* prefix */\n", &text,
+    CHECK_INT(kd_capture_source(&o, 1, &l, "/* prefix */\n", false, &text,
                                 &error), 0);
     CHECK(!strncmp(text, "/* prefix */\n", 13));
     CHECK_CONTAINS(text, "\n#if 1\nBPF_RINGBUF_OUTPUT(events, 64);\n");
@@ -2399,6 +2403,194 @@ test_capture_source_triggers(void)
     CHECK(find_placeholder(text) == NULL);
     /* No trigger text reaches the program. */
     CHECK_NOT_CONTAINS(text, "up:a");
+    free(text);
+}
+
+
+/* Syscall events, stacks and upcalls. */
+
+static void
+test_format_frame(void)
+{
+    char buf[128];
+
+    CHECK_STR(kd_format_frame("do_syscall_64", 0x68, "kernel", 0x1234, buf,
+                              sizeof buf), "do_syscall_64+0x68 [kernel]");
+    CHECK_STR(kd_format_frame("main", 0x1a, "/usr/sbin/ovs-vswitchd", 1, buf,
+                              sizeof buf), "main+0x1a [ovs-vswitchd]");
+    CHECK_STR(kd_format_frame(NULL, 0, "/lib/x86_64-linux-gnu/libc.so.6", 1,
+                              buf, sizeof buf), "[unknown] [libc.so.6]");
+    CHECK_STR(kd_format_frame(NULL, 0, NULL, 0x7fff19f2bd00, buf,
+                              sizeof buf), "[unknown] 0x7fff19f2bd00");
+    CHECK_STR(kd_format_frame("f", 0, NULL, 1, buf, sizeof buf), "f+0x0");
+}
+
+static void
+test_frame_is_tracing(void)
+{
+    CHECK(kd_frame_is_tracing("bpf_prog_9526e9efb47c646d_raw_tracepoint__"
+                              "sys_exit+0x447 [bpf]"));
+    CHECK(kd_frame_is_tracing("bpf_trace_run2+0x159 [kernel]"));
+    CHECK(kd_frame_is_tracing("__bpf_trace_sys_exit+0xc [kernel]"));
+    CHECK(kd_frame_is_tracing("__traceiter_sys_exit+0x31 [kernel]"));
+    CHECK(!kd_frame_is_tracing("syscall_exit_work+0xbc [kernel]"));
+    CHECK(!kd_frame_is_tracing("do_syscall_64+0x22e [kernel]"));
+}
+
+static void
+test_report_events(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_report_events_header(&ds);
+    kd_report_event(&ds, 2161821694935486ull, 2161821695031201ull, 3359699,
+                    "revalidator14", 202);
+    kd_report_frame(&ds, "__GI___lll_lock_wait+0x30 [libc.so.6]");
+    kd_report_event(&ds, 1000, 1234567890, 7, "a-very-long-thread-name",
+                    100000);
+    /* Literal text from the reference's format strings. */
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n\n# SYSCALL EVENTS:\n"
+        "           ENTRY (ns)           EXIT (ns)        TID COMM        "
+        "     DELTA (us)  SYSCALL\n"
+        "  ------------------- ------------------- ---------- ------------"
+        "---- ----------  ----------------\n"
+        "     2161821694935486    2161821695031201    3359699 revalidator1"
+        "4            95  futex\n"
+        "          __GI___lll_lock_wait+0x30 [libc.so.6]\n"
+        "                 1000          1234567890          7 a-very-long-"
+        "thread-name  1,234,566  [unknown: 100000]\n");
+    kd_ds_destroy(&ds);
+
+    kd_report_lost_stacks(&ds, 0);
+    CHECK_STR(kd_ds_cstr(&ds), "");
+    kd_report_lost_stacks(&ds, 3);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n#WARNING: We where not able to display 3 stack traces!\n"
+        "#         Consider increasing the stack trace size using\n"
+        "#         the '--stack-trace-size' option.\n"
+        "#         Note that this can also happen due to a stack id\n"
+        "#         collision.\n");
+    kd_ds_destroy(&ds);
+}
+
+static void
+test_report_upcalls(void)
+{
+    uint64_t ok[2] = { 5, 3 }, enobufs[2] = { 0, 2 }, eagain[2] = { 1, 0 };
+    uint64_t zero[2] = { 0, 0 };
+    struct kd_upcall_entry all[] = {
+        { 105, enobufs }, { 0, ok }, { 11, eagain }, { 7, zero },
+    };
+    struct kd_upcall_entry only_ok[] = { { 0, ok } };
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_report_upcalls(&ds, all, KD_ARRAY_SIZE(all), 2);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n\n# UPCALL STATISTICS (TOTAL [CPU_ID: N_UPCALLS_PER_CPU, ...]):\n"
+        "  Total upcalls       : 11 [0: 6, 1: 5]\n"
+        "  Successfull upcalls : 8 [0: 5, 1: 3]\n"
+        "  Failed upcalls      : 3 [0: 1, 1: 2]\n"
+        "     11, EAGAIN       : 1 [0: 1]\n"
+        "    105, ENOBUFS      : 2 [1: 2]\n");
+    kd_ds_destroy(&ds);
+
+    /* Only successes: the reference prints the total alone. */
+    kd_report_upcalls(&ds, only_ok, 1, 2);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n\n# UPCALL STATISTICS (TOTAL [CPU_ID: N_UPCALLS_PER_CPU, ...]):\n"
+        "  Total upcalls       : 8 [0: 5, 1: 3]\n");
+    kd_ds_destroy(&ds);
+
+    /* Nothing at all: no section. */
+    kd_report_upcalls(&ds, all + 3, 1, 2);
+    CHECK_STR(kd_ds_cstr(&ds), "");
+    kd_ds_destroy(&ds);
+}
+
+static void
+test_event_state(void)
+{
+    struct kd_event_state st;
+    struct kd_event e = { .ts = 200, .tid = 7, .id = KD_EVENT_SYSCALL,
+                          .entry_ts = 100, .syscall = 39,
+                          .user_stack_id = 4, .kernel_stack_id = -14 };
+
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < 5000; i++) {
+        kd_event_state_update(&st, &e);
+    }
+    CHECK_UINT(st.n_syscalls, 5000);
+    CHECK_UINT(st.syscalls[4999].entry_ts, 100);
+    CHECK_UINT(st.syscalls[4999].exit_ts, 200);
+    CHECK_UINT(st.syscalls[0].tid, 7);
+    CHECK_UINT(st.syscalls[0].syscall, 39);
+    CHECK_INT(st.syscalls[0].user_stack_id, 4);
+    CHECK_INT(st.syscalls[0].kernel_stack_id, -14);
+    CHECK_UINT(st.n_starts, 0);
+
+    e.id = KD_EVENT_START_TRIGGER;
+    e.ts = 1000;
+    kd_event_state_update(&st, &e);
+    e.id = KD_EVENT_STOP_TRIGGER;
+    e.ts = 3000;
+    kd_event_state_update(&st, &e);
+    CHECK_UINT(st.n_starts, 1);
+    CHECK_UINT(st.n_stops, 1);
+    CHECK_UINT(st.start_ts, 1000);
+    CHECK_UINT(st.stop_ts, 3000);
+    CHECK_UINT(st.n_syscalls, 5000);
+    free(st.syscalls);
+}
+
+static void
+test_options_max_threads(void)
+{
+    struct kd_options o;
+
+    CHECK_UINT(kd_options_defaults.max_threads, 8192);
+    PARSE_OK(&o, "--max-threads", "100000", NULL);
+    CHECK_UINT(o.max_threads, 100000);
+    PARSE_OK(&o, "--max-t=64", NULL);
+    CHECK_UINT(o.max_threads, 64);
+    CHECK_USAGE_ERROR("argument --max-threads: must be at least 64",
+                      "--max-threads", "63", NULL);
+    CHECK_USAGE_ERROR("argument --max-threads: must be at most 1048576",
+                      "--max-threads", "1048577", NULL);
+}
+
+static void
+test_capture_source_events(void)
+{
+    struct kd_options o = kd_options_defaults;
+    struct kd_layout l;
+    char *error, *text = NULL;
+
+    CHECK_INT(kd_layout_init(&l, true, &error), 0);
+    o.syscall_events = true;
+    o.syscall_events_ns = 50000;
+    o.skip_syscall_poll_events = true;
+    o.stack_trace_size = 128;
+    o.max_threads = 100;
+    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, true, &text, &error), 0);
+    CHECK_CONTAINS(text, "\n#if 1\nBPF_RINGBUF_OUTPUT(events, 1024);\n");
+    CHECK_CONTAINS(text, "\n#if 1\n#if 1\nBPF_STACK_TRACE(stack_traces, "
+                   "128);\n");
+    CHECK_CONTAINS(text, "u64 min_ns = 50000ULL;");
+    CHECK_CONTAINS(text, "(1 && nr == KD_SYSCALL_POLL)");
+    CHECK_CONTAINS(text, "#define KD_MAX_THREADS      100\n");
+    CHECK_CONTAINS(text, "#define KD_MAX_SYSCALLS     800\n");
+    CHECK_CONTAINS(text, "#define KD_MAX_IRQS         200\n");
+    CHECK_CONTAINS(text, "\n#if 1\nBPF_PERCPU_HASH(upcall_count");
+    CHECK(find_placeholder(text) == NULL);
+    free(text);
+
+    /* Stacks off: no stack map at all. */
+    o.stack_trace_size = 0;
+    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
+    CHECK_CONTAINS(text, "\n#if 1\n#if 0\nBPF_STACK_TRACE(stack_traces, "
+                   "0);\n");
+    CHECK_CONTAINS(text, "\n#if 0\nBPF_PERCPU_HASH(upcall_count");
     free(text);
 }
 
@@ -2462,6 +2654,13 @@ static const struct test tests[] = {
     TEST(test_trigger_too_long),
     TEST(test_trigger_quote),
     TEST(test_capture_source_triggers),
+    TEST(test_format_frame),
+    TEST(test_frame_is_tracing),
+    TEST(test_report_events),
+    TEST(test_report_upcalls),
+    TEST(test_event_state),
+    TEST(test_options_max_threads),
+    TEST(test_capture_source_events),
 };
 
 int

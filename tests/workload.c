@@ -21,6 +21,17 @@
  *                    triggers on USDT probes, and on the function's entry
  *                    and return (uprobes).  Replies "done job_ns=NS", the
  *                    job's length timed from user space.
+ *   events N M P     handler1: exactly N getppid(), then M 5 ms
+ *                    clock_nanosleep() made by kd_workload_slow_syscall()
+ *                    itself (an inline "syscall" instruction, so that it is
+ *                    the innermost frame of the user stack, which a libc
+ *                    wrapper without a frame pointer would hide), then P
+ *                    poll(NULL, 0, 5) (5 ms each).
+ *   spin MS          handler1: getppid() as fast as it can for MS ms.
+ *                    Replies "done count=N" with the number of calls.
+ *   spawn-many N     Main: starts N threads one after the other, each
+ *                    making 3 getppid() and exiting, and joins them: more
+ *                    distinct threads than a small --max-threads allows.
  *   bracketed N      handler1: sched_yield(), exactly N getppid(), then
  *                    getpgid(0): for tracepoint triggers on
  *                    syscalls:sys_exit_sched_yield and
@@ -124,6 +135,8 @@ enum job_type {
     JOB_SYSCALLS,        /* arg[0] getppid(), arg[1] 10 ms sleeps. */
     JOB_TRACED,          /* kd_workload_traced_job(arg[0], arg[1]). */
     JOB_BRACKETED,       /* sched_yield(), arg[0] getppid(), getpgid(). */
+    JOB_EVENTS,          /* arg[0] getppid(), arg[1] slow, arg[2] polls. */
+    JOB_GETPPID_SPIN,    /* getppid() for arg[0] ms. */
     JOB_POLL,            /* arg[0] + 1 polls, arg[1] ms spin between. */
     JOB_SPIN,            /* Pin to CPU arg[1], spin arg[0] ms. */
     JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'. */
@@ -133,7 +146,7 @@ enum job_type {
 
 struct job {
     enum job_type type;
-    long arg[2];
+    long arg[3];
 };
 
 /* What a worker writes on the completion pipe, in one write(). */
@@ -330,6 +343,69 @@ job_traced(long n, long ms)
     return 0;
 }
 
+/* A 5 ms clock_nanosleep() made with the syscall instruction right here,
+ * so that this function is the innermost user frame of the syscall's
+ * stack.  Global and not inlined, so that it has a symbol. */
+void kd_workload_slow_syscall(void);
+
+__attribute__((noinline)) void
+kd_workload_slow_syscall(void)
+{
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = 5 * NSEC_PER_MSEC };
+
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = 0;
+
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"((long) SYS_clock_nanosleep),
+                       "D"((long) CLOCK_MONOTONIC), "S"(0L), "d"(&ts),
+                       "r"(r10)
+                     : "rcx", "r11", "memory");
+    (void) ret;
+#else
+    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+#endif
+}
+
+/* "events N M P": N getppid(), M slow syscalls, P 5 ms poll(). */
+static int
+job_events(long n, long m, long p)
+{
+    long i;
+
+    for (i = 0; i < n; i++) {
+        syscall(SYS_getppid);
+    }
+    for (i = 0; i < m; i++) {
+        kd_workload_slow_syscall();
+    }
+    for (i = 0; i < p; i++) {
+        syscall(SYS_poll, NULL, 0, 5);
+    }
+    return 0;
+}
+
+/* "spin MS": getppid() as fast as possible for MS ms; the number of calls
+ * is kept in job_stats.total_ns (a count, not ns). */
+static int
+job_getppid_spin(long ms)
+{
+    uint64_t end = now_ns() + ms * NSEC_PER_MSEC;
+    uint64_t count = 0;
+
+    job_stats_reset();
+    while (now_ns() < end) {
+        for (int i = 0; i < 100; i++) {
+            syscall(SYS_getppid);
+        }
+        count += 100;
+    }
+    job_stats.total_ns = count;
+    return 0;
+}
+
 /* "bracketed N": sched_yield(), exactly N getppid(), then getpgid(0); the
  * first and the last are the brackets a tracepoint trigger can use. */
 static int
@@ -465,6 +541,10 @@ run_job(const struct job *job)
         return job_traced(job->arg[0], job->arg[1]);
     case JOB_BRACKETED:
         return job_bracketed(job->arg[0]);
+    case JOB_EVENTS:
+        return job_events(job->arg[0], job->arg[1], job->arg[2]);
+    case JOB_GETPPID_SPIN:
+        return job_getppid_spin(job->arg[0]);
     case JOB_POLL:
         return job_poll(job->arg[0], job->arg[1]);
     case JOB_SPIN:
@@ -539,6 +619,33 @@ worker_main(void *arg)
         send_done(id, run_job(&job));
     }
     return NULL;
+}
+
+/* "spawn-many": a short-lived thread that makes three getppid(). */
+static void *
+brief_main(void *arg)
+{
+    (void) arg;
+    syscall(SYS_getppid);
+    syscall(SYS_getppid);
+    syscall(SYS_getppid);
+    return NULL;
+}
+
+static void
+cmd_spawn_many(long n, char *reply, size_t size)
+{
+    for (long i = 0; i < n; i++) {
+        pthread_t thread;
+        int error = pthread_create(&thread, NULL, brief_main, NULL);
+
+        if (error) {
+            snprintf(reply, size, "error pthread_create: %s",
+                     strerror(error));
+            return;
+        }
+        pthread_join(thread, NULL);
+    }
 }
 
 /* "spawn-exit": a short-lived thread that names itself, makes exactly three
@@ -619,13 +726,20 @@ wait_blocked(enum worker_id id)
 }
 
 static void
-dispatch(enum worker_id id, enum job_type type, long arg0, long arg1)
+dispatch3(enum worker_id id, enum job_type type, long arg0, long arg1,
+          long arg2)
 {
-    struct job job = { .type = type, .arg = { arg0, arg1 } };
+    struct job job = { .type = type, .arg = { arg0, arg1, arg2 } };
 
     if (write(workers[id].job_fd[1], &job, sizeof job) != sizeof job) {
         fatal("write job to %s: %s", workers[id].name, strerror(errno));
     }
+}
+
+static void
+dispatch(enum worker_id id, enum job_type type, long arg0, long arg1)
+{
+    dispatch3(id, type, arg0, arg1, 0);
 }
 
 /* Reads one completion message; 'timeout_ms' < 0 blocks.  Returns false on
@@ -792,8 +906,9 @@ execute(char *line, char *reply, size_t size)
     char *cmd = strtok_r(line, " \t\r\n", &save);
     char *arg1 = strtok_r(NULL, " \t\r\n", &save);
     char *arg2 = strtok_r(NULL, " \t\r\n", &save);
+    char *arg3 = strtok_r(NULL, " \t\r\n", &save);
     bool extra = strtok_r(NULL, " \t\r\n", &save) != NULL;
-    long a, b;
+    long a, b, c;
 
     snprintf(reply, size, "done");
     if (!cmd) {
@@ -825,6 +940,26 @@ execute(char *line, char *reply, size_t size)
         dispatch(W_HANDLER1, JOB_TRACED, a, b);
         if (collect(W_HANDLER1, N_WORKERS, reply, size)) {
             snprintf(reply, size, "done job_ns=%"PRIu64, job_stats.total_ns);
+        }
+    } else if (!strcmp(cmd, "events")) {
+        if (!parse_long(arg1, 0, MAX_COUNT, &a)
+            || !parse_long(arg2, 0, MAX_COUNT, &b)
+            || !parse_long(arg3, 0, MAX_COUNT, &c)) {
+            snprintf(reply, size, "error usage: events N M P");
+            return true;
+        }
+        dispatch3(W_HANDLER1, JOB_EVENTS, a, b, c);
+        collect(W_HANDLER1, N_WORKERS, reply, size);
+    } else if (arg3) {
+        snprintf(reply, size, "error too many arguments");
+    } else if (!strcmp(cmd, "spin")) {
+        if (!parse_long(arg1, 1, MAX_MSEC, &a) || arg2) {
+            snprintf(reply, size, "error usage: spin MS");
+            return true;
+        }
+        dispatch(W_HANDLER1, JOB_GETPPID_SPIN, a, 0);
+        if (collect(W_HANDLER1, N_WORKERS, reply, size)) {
+            snprintf(reply, size, "done count=%"PRIu64, job_stats.total_ns);
         }
     } else if (!strcmp(cmd, "bracketed")) {
         if (!parse_long(arg1, 0, MAX_COUNT, &a) || arg2) {
@@ -876,6 +1011,12 @@ execute(char *line, char *reply, size_t size)
         dispatch(W_IO7, JOB_DIRECT_IO, a, other);
         dispatch(W_IRQ6, JOB_SPIN, a, b);
         collect(W_IRQ6, W_IO7, reply, size);
+    } else if (!strcmp(cmd, "spawn-many")) {
+        if (!parse_long(arg1, 1, 100000, &a) || arg2) {
+            snprintf(reply, size, "error usage: spawn-many N");
+            return true;
+        }
+        cmd_spawn_many(a, reply, size);
     } else if (!strcmp(cmd, "spawn-exit")) {
         if (!arg1 || arg2) {
             snprintf(reply, size, "error usage: spawn-exit NAME");

@@ -1,0 +1,101 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "symbols.h"
+
+#include <bcc/bcc_syms.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+void
+kd_symbols_init(struct kd_symbols *s, int pid)
+{
+    memset(s, 0, sizeof *s);
+    s->pid = pid;
+}
+
+void
+kd_symbols_destroy(struct kd_symbols *s)
+{
+    if (s->kernel) {
+        bcc_free_symcache(s->kernel, -1);
+    }
+    if (s->user) {
+        bcc_free_symcache(s->user, s->pid);
+    }
+    memset(s, 0, sizeof *s);
+}
+
+bool
+kd_frame_is_tracing(const char *frame)
+{
+    static const char *const prefixes[] = {
+        "bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
+    };
+
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        if (!strncmp(frame, prefixes[i], strlen(prefixes[i]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *
+kd_format_frame(const char *name, uint64_t offset, const char *module,
+                uint64_t addr, char *buf, size_t size)
+{
+    const char *base = module ? strrchr(module, '/') : NULL;
+
+    base = base ? base + 1 : module;
+    if (name && base) {
+        snprintf(buf, size, "%s+0x%" PRIx64 " [%s]", name, offset, base);
+    } else if (name) {
+        snprintf(buf, size, "%s+0x%" PRIx64, name, offset);
+    } else if (base) {
+        snprintf(buf, size, "[unknown] [%s]", base);
+    } else {
+        snprintf(buf, size, "[unknown] 0x%" PRIx64, addr);
+    }
+    return buf;
+}
+
+const char *
+kd_symbols_format(struct kd_symbols *s, bool kernel, uint64_t addr,
+                  char *buf, size_t size)
+{
+    struct bcc_symbol sym;
+    void **cache = kernel ? &s->kernel : &s->user;
+    const char *name;
+    int error;
+
+    if (!*cache) {
+        *cache = bcc_symcache_new(kernel ? -1 : s->pid, NULL);
+    }
+    if (!*cache) {
+        return kd_format_frame(NULL, 0, NULL, addr, buf, size);
+    }
+
+    memset(&sym, 0, sizeof sym);
+    if (kernel) {
+        error = bcc_symcache_resolve_no_demangle(*cache, addr, &sym);
+        name = sym.name;
+    } else {
+        error = bcc_symcache_resolve(*cache, addr, &sym);
+        name = sym.demangle_name ? sym.demangle_name : sym.name;
+    }
+    if (error) {
+        /* Unresolved: libbcc may still know the module. */
+        kd_format_frame(NULL, 0, sym.module && sym.offset ? sym.module : NULL,
+                        addr, buf, size);
+    } else {
+        kd_format_frame(name, sym.offset, sym.module, addr, buf, size);
+    }
+    if (!kernel) {
+        bcc_symbol_free_demangle_name(&sym);
+    }
+    return buf;
+}
