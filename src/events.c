@@ -71,42 +71,27 @@ kd_events_open(struct kd_events *events, int map_fd)
     return events->rb ? 0 : (errno ? errno : EINVAL);
 }
 
-static uint64_t
-kd_monotonic_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int
-kd_events_wait(struct kd_events *events, uint64_t deadline_ns,
-               const sigset_t *unblocked)
+kd_events_wait(struct kd_events *events, int extra_fd,
+               const struct timespec *timeout, const sigset_t *sigmask,
+               bool *extra_ready)
 {
-    struct pollfd pfd = {
-        .fd = ring_buffer__epoll_fd(events->rb),
-        .events = POLLIN,
+    struct pollfd pfds[2] = {
+        { .fd = ring_buffer__epoll_fd(events->rb), .events = POLLIN },
+        { .fd = extra_fd, .events = POLLIN },
     };
-    struct timespec ts, *tsp = NULL;
-    int n;
+    int n = ppoll(pfds, extra_fd >= 0 ? 2 : 1, timeout, sigmask);
 
-    if (deadline_ns) {
-        uint64_t now = kd_monotonic_ns();
-        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
-
-        ts.tv_sec = left / 1000000000ull;
-        ts.tv_nsec = left % 1000000000ull;
-        tsp = &ts;
-    }
-    n = ppoll(&pfd, 1, tsp, unblocked);
-    if (n < 0 && errno == EINTR) {
-        ring_buffer__consume(events->rb);
-        return EINTR;
-    } else if (n < 0) {
+    if (n < 0 && errno != EINTR) {
         return errno;
     }
-    return ring_buffer__consume(events->rb) < 0 ? EIO : 0;
+    if (n > 0 && extra_fd >= 0 && pfds[1].revents) {
+        *extra_ready = true;
+    }
+    if (ring_buffer__consume(events->rb) < 0) {
+        return EIO;
+    }
+    return n < 0 ? EINTR : 0;
 }
 
 void

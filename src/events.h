@@ -7,6 +7,8 @@
 #define KD_EVENTS_H 1
 
 #include <signal.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdint.h>
 
 /* Events from the eBPF program's ring buffer, as it sends them. */
@@ -61,12 +63,13 @@ struct kd_events {
  * positive errno. */
 int kd_events_open(struct kd_events *, int map_fd);
 
-/* Waits until 'deadline_ns' (CLOCK_MONOTONIC; 0 for no limit) for events
- * or a signal of those 'unblocked' lets through, and consumes every event
- * there is.  Returns 0, or EINTR after a signal, or another positive
- * errno. */
-int kd_events_wait(struct kd_events *, uint64_t deadline_ns,
-                   const sigset_t *unblocked);
+/* Waits up to 'timeout' for events, for 'extra_fd' (if >= 0) to become
+ * readable (then sets '*extra_ready'), or for a signal of those 'sigmask'
+ * lets through, then consumes every event there is.  Returns 0, EINTR
+ * after a signal, or another positive errno. */
+int kd_events_wait(struct kd_events *, int extra_fd,
+                   const struct timespec *timeout, const sigset_t *sigmask,
+                   bool *extra_ready);
 
 void kd_events_close(struct kd_events *);
 

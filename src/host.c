@@ -6,6 +6,8 @@
 #include "host.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,69 @@ kd_host_mount_tracefs(void)
 {
     kd_mount_if_missing("debugfs", "/sys/kernel/debug");
     kd_mount_if_missing("tracefs", "/sys/kernel/tracing");
+}
+
+/* Removes the stale events of ours from tracefs file 'path'. */
+static int
+kd_cleanup_probe_file(const char *path)
+{
+    char line[1024];
+    int removed = 0;
+    FILE *f = fopen(path, "re");
+
+    if (!f) {
+        return 0;
+    }
+    while (fgets(line, sizeof line, f)) {
+        /* "p:GROUP/EVENT TARGET": our events are named
+         * KD_EVENT_PREFIX PID "_" N, libbcc may add "_bcc_" PID. */
+        char *event = strchr(line, ':');
+        char *slash = event ? strchr(event, '/') : NULL;
+        char *name = slash ? slash + 1 : NULL;
+        unsigned long pid;
+        char *end;
+
+        if (!name || strncmp(name, "kernel_delay_", 13)) {
+            continue;
+        }
+        pid = strtoul(name + 13, &end, 10);
+        if (end == name + 13 || *end != '_' || !pid
+            || !(kill(pid, 0) && errno == ESRCH)) {
+            continue;
+        }
+        name[strcspn(name, " \n")] = '\0';
+
+        /* Not stdio: fopen(..., "a") seeks, which tracefs refuses. */
+        char *cmd = kd_xasprintf("-:%s\n", event + 1);
+        int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+        if (fd >= 0) {
+            if (write(fd, cmd, strlen(cmd)) == (ssize_t) strlen(cmd)) {
+                fprintf(stderr, "kernel_delay: removed stale probe event "
+                        "%s of an earlier run (pid %lu)\n", event + 1, pid);
+                removed++;
+            }
+            close(fd);
+        }
+        free(cmd);
+    }
+    fclose(f);
+    return removed;
+}
+
+int
+kd_host_cleanup_stale_probes(void)
+{
+    static const char *const files[] = {
+        "/sys/kernel/tracing/uprobe_events",
+        "/sys/kernel/tracing/kprobe_events",
+    };
+    int removed = 0;
+
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        removed += kd_cleanup_probe_file(files[i]);
+    }
+    return removed;
 }
 
 static bool

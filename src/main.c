@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,35 +37,17 @@
 /* Set by the signal handler, and only there. */
 static volatile sig_atomic_t kd_signalled;
 
+/* SIGINT, SIGTERM or SIGHUP: the first one ends the sample in progress,
+ * which is still reported; a second one ends the program at once, and the
+ * kernel detaches every eBPF program with the file descriptors that hold
+ * them. */
 static void
 kd_on_signal(int signo)
 {
+    if (kd_signalled) {
+        _exit(128 + signo);
+    }
     kd_signalled = signo;
-}
-
-/* Catches SIGINT, SIGTERM and SIGHUP, and blocks them outside of
- * kd_wait(), so that a signal can never be missed between checking
- * kd_signalled and going to sleep.  '*unblocked' receives the mask to wait
- * with. */
-static void
-kd_signals_init(sigset_t *unblocked)
-{
-    static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
-    struct sigaction sa;
-    sigset_t block;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = kd_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigemptyset(&block);
-    for (size_t i = 0; i < KD_ARRAY_SIZE(signals); i++) {
-        sigaction(signals[i], &sa, NULL);
-        sigaddset(&block, signals[i]);
-    }
-    sigprocmask(SIG_BLOCK, &block, unblocked);
-    for (size_t i = 0; i < KD_ARRAY_SIZE(signals); i++) {
-        sigdelset(unblocked, signals[i]);
-    }
 }
 
 static uint64_t
@@ -76,21 +59,86 @@ kd_now_ns(void)
     return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* Sleeps until monotonic time 'deadline_ns' or a signal. */
-static void
-kd_wait(uint64_t deadline_ns, const sigset_t *unblocked)
-{
-    while (!kd_signalled) {
-        uint64_t now = kd_now_ns();
-        struct timespec ts;
+/* What the waits wait for besides time: the signals, and the target's
+ * exit (a pidfd, readable once the process is gone). */
+struct kd_waiter {
+    sigset_t signals;       /* The signals kd_on_signal() catches. */
+    unsigned int tgid;
+    int pidfd;              /* -1 where the kernel has no pidfd_open(). */
+    bool target_exited;
+};
 
-        if (now >= deadline_ns) {
+static void
+kd_waiter_init(struct kd_waiter *w, unsigned int tgid)
+{
+    static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = kd_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&w->signals);
+    for (size_t i = 0; i < KD_ARRAY_SIZE(signals); i++) {
+        sigaction(signals[i], &sa, NULL);
+        sigaddset(&w->signals, signals[i]);
+    }
+    w->tgid = tgid;
+    w->pidfd = syscall(SYS_pidfd_open, tgid, 0);
+    w->target_exited = false;
+}
+
+static void
+kd_waiter_destroy(struct kd_waiter *w)
+{
+    if (w->pidfd >= 0) {
+        close(w->pidfd);
+    }
+}
+
+/* Sleeps until monotonic time 'deadline_ns', a signal, the target's exit,
+ * or, when 'events' is not NULL, events (which it consumes).  The signals
+ * are blocked from the test of kd_signalled until ppoll() atomically lets
+ * them in, so that none is missed; they are never blocked otherwise.
+ * Returns 0 or a positive errno. */
+static int
+kd_wait(struct kd_waiter *w, struct kd_events *events, uint64_t deadline_ns)
+{
+    sigset_t old;
+    int err = 0;
+
+    sigprocmask(SIG_BLOCK, &w->signals, &old);
+    while (!kd_signalled && !w->target_exited && !err) {
+        uint64_t now = kd_now_ns();
+        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+        struct timespec ts = {
+            .tv_sec = left / 1000000000ull,
+            .tv_nsec = left % 1000000000ull,
+        };
+
+        if (!left) {
             break;
         }
-        ts.tv_sec = (deadline_ns - now) / 1000000000ull;
-        ts.tv_nsec = (deadline_ns - now) % 1000000000ull;
-        ppoll(NULL, 0, &ts, unblocked);
+        if (events) {
+            err = kd_events_wait(events, w->pidfd, &ts, &old,
+                                 &w->target_exited);
+            if (!err) {
+                break;
+            }
+            err = err == EINTR ? 0 : err;
+        } else {
+            struct pollfd pfd = { .fd = w->pidfd, .events = POLLIN };
+
+            if (ppoll(&pfd, w->pidfd >= 0, &ts, &old) > 0) {
+                w->target_exited = true;
+            }
+        }
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (w->pidfd < 0 && kill(w->tgid, 0) && errno == ESRCH) {
+        /* No pidfd (before Linux 5.3): look for the process itself. */
+        w->target_exited = true;
+    }
+    return err;
 }
 
 /* Lets the eBPF programs that were running when the capture stopped (and
@@ -307,26 +355,20 @@ kd_dump_sample(struct kd_capture *capture, uint64_t delta, bool discard,
     return err;
 }
 
-/* Waits until 'deadline' (0: no limit) for a signal or, when the capture
- * has events, for events.  Wakes up at least every 100 ms, so that the
- * caller can look at the capture's state.  Returns 0 or a positive
- * errno. */
+/* Waits until 'deadline' (0: no limit) for a signal, the target's exit,
+ * or, when the capture has events, for events.  Wakes up at least every
+ * 100 ms, so that the caller can look at the capture's state.  Returns 0
+ * or a positive errno. */
 static int
-kd_wait_events(struct kd_capture *capture, uint64_t deadline,
-               const sigset_t *unblocked)
+kd_wait_events(struct kd_capture *capture, struct kd_waiter *w,
+               uint64_t deadline)
 {
     uint64_t wake = kd_now_ns() + 100000000ull;
-    int err;
 
     if (deadline && deadline < wake) {
         wake = deadline;
     }
-    if (!capture->with_events) {
-        kd_wait(wake, unblocked);
-        return 0;
-    }
-    err = kd_events_wait(&capture->events, wake, unblocked);
-    return err == EINTR ? 0 : err;
+    return kd_wait(w, capture->with_events ? &capture->events : NULL, wake);
 }
 
 static void
@@ -344,12 +386,12 @@ kd_print_trigger_timestamp(const char *msg, uint64_t ts)
  * Returns 0 or a positive errno. */
 static int
 kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
-               const sigset_t *unblocked)
+               struct kd_waiter *w)
 {
     const struct kd_event_state *ev = &capture->events.state;
     unsigned int done = 0;
 
-    while (done < o->sample_count && !kd_signalled) {
+    while (done < o->sample_count && !kd_signalled && !w->target_exited) {
         uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
         bool started = false, by_start = false, by_stop = false;
         uint64_t deadline = 0, stopped_at = 0;
@@ -370,8 +412,9 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
             }
         }
 
-        while (!kd_signalled && (!deadline || kd_now_ns() < deadline)) {
-            err = kd_wait_events(capture, deadline, unblocked);
+        while (!kd_signalled && !w->target_exited
+               && (!deadline || kd_now_ns() < deadline)) {
+            err = kd_wait_events(capture, w, deadline);
             if (err) {
                 printf("ERROR: Failed to read eBPF events: %s\n",
                        strerror(err));
@@ -408,6 +451,10 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
         if (!started) {
             /* Interrupted while waiting for the start trigger: there is
              * no sample to report. */
+            if (w->target_exited) {
+                printf("# NOTE: Process %u exited while waiting for the "
+                       "start trigger.\n", capture->tgid);
+            }
             break;
         }
         kd_capture_set(capture, KD_CAPTURE_STOPPED);
@@ -441,6 +488,11 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
         } else {
             done++;
         }
+        if (w->target_exited) {
+            printf("\n# NOTE: Process %u exited during the sample; the "
+                   "sample above ends there.\n", capture->tgid);
+            break;
+        }
 
         /* Re-arm at once: a start trigger that fires while the report is
          * printed is a missed sample. */
@@ -451,7 +503,7 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
             return err;
         }
         if (o->sample_interval > 0 && done < o->sample_count) {
-            kd_wait(kd_now_ns() + o->sample_interval * 1e9, unblocked);
+            kd_wait(w, NULL, kd_now_ns() + o->sample_interval * 1e9);
         }
     }
     return 0;
@@ -521,7 +573,7 @@ main(int argc, char *argv[])
     struct kd_hook start_hook, stop_hook;
     struct kd_options options;
     unsigned int tgid;
-    sigset_t unblocked;
+    struct kd_waiter waiter;
     char *error = NULL;
     int status;
     int err;
@@ -562,9 +614,9 @@ main(int argc, char *argv[])
         return EX_NOPERM;
     }
 
-    kd_signals_init(&unblocked);
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    kd_waiter_init(&waiter, tgid);
     kd_host_mount_tracefs();
+    kd_host_cleanup_stale_probes();
 
     if (options.start_trigger) {
         status = kd_setup_trigger(options.start_trigger, true, tgid,
@@ -597,15 +649,14 @@ main(int argc, char *argv[])
         goto cleanup;
     }
 
-    /* From here on the signals only interrupt the waits. */
-    kd_signals_init(&unblocked);
-    status = kd_run_samples(&capture, &options, &unblocked)
+    status = kd_run_samples(&capture, &options, &waiter)
              ? EX_OSERR : EXIT_SUCCESS;
     kd_print_final_warnings(&capture, &options);
 
 cleanup:
     fflush(stdout);
     kd_capture_close(&capture);
+    kd_waiter_destroy(&waiter);
     kd_hook_close(&start_hook);
     kd_hook_close(&stop_hook);
     kd_trigger_destroy(&start_trigger);

@@ -45,7 +45,8 @@ stopped bad_options no_such_pid not_root trigger_usdt trigger_uprobe \
 trigger_trace trigger_start_only trigger_stop_only trigger_delta \
 trigger_interrupt trigger_errors events_threshold events_skip_poll \
 events_no_stacks events_full_rate events_drops upcall_note map_full \
-autodetect}
+target_exit target_exit_waiting signals signal_during_compile kill9 \
+stale_probe tid_as_pid long_run autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
@@ -125,15 +126,18 @@ trap 'E2E_INTERRUPTED=TERM' TERM
 # kd_workload_traced_job().  A sample between the two therefore holds
 # exactly the job's syscalls for handler1.
 
-# kd_wait_attached: waits until the tool (KD_PID) holds its trigger
-# program too, that is more than the 10 raw tracepoint programs.
+# kd_wait_attached [N]: waits until the tool (KD_PID) holds N eBPF
+# programs (default 12: the 10 raw tracepoint programs and both trigger
+# programs), then a little more, as each is attached right after it is
+# loaded.
 kd_wait_attached() {
-    local deadline=$(($(now_ns) + 30000 * MS)) ids
+    local want=${1:-12} deadline=$(($(now_ns) + 30000 * MS)) ids
 
     while :; do
         ids=$(pid_prog_ids "$KD_PID")
-        if (($(wc -w <<<"$ids") > 10)); then
+        if (($(wc -w <<<"$ids") >= want)); then
             KD_PROG_IDS=$ids
+            nap 0.1
             return 0
         fi
         if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
@@ -179,7 +183,8 @@ run_trigger_scenario() {
 
     shift 6
     kd_start "$tag" -p "$pid" --sample-count "$samples" "$@"
-    if ! kd_wait_attached; then
+    if ! kd_wait_attached $((10 + $(grep -o -- '--st[a-z]*-trigger' \
+                                     <<<"$*" | wc -l))); then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay attaches its trigger (exit $WAIT_RC:\
  $(head -c 300 "$KD_OUT" "$KD_ERR" | tr '\n' ' '))"
@@ -310,7 +315,9 @@ scenario_trigger_delta() {
         fail "$tag: first sample skipped" "'# Sample dump skipped, delta\
  N ns'" "$(sed -n 3p "$KD_OUT.1")"
     fi
-    if kd_check_trigger_sample "$KD_OUT.2" trigger trigger; then
+    if [[ ! -e $KD_OUT.2 ]]; then
+        fail "$tag: a second sample"
+    elif kd_check_trigger_sample "$KD_OUT.2" trigger trigger; then
         pass "$tag: reported sample's layout"
         check_range "$tag: reported sample's delta" $((30 * MS)) \
                     $((1000 * MS)) "$TRIG_DELTA"
@@ -329,7 +336,7 @@ scenario_trigger_interrupt() {
     local tag=trigger_interrupt pid=${WL_PID[main]}
 
     kd_start $tag -p "$pid" --start-trigger u:kd_workload:job_start
-    if ! kd_wait_attached; then
+    if ! kd_wait_attached 11; then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay attaches its trigger"
         return
@@ -676,6 +683,205 @@ scenario_map_full() {
         || fail "$tag: warning names --max-threads"
     n=$(grep -c ' \[SYSCALL STATISTICS\]$' "$KD_OUT")
     check_range "$tag: threads reported (at most the maps' 64)" 1 64 "$n"
+}
+
+# ---------------------------------------------------------------------------
+# Reliability.
+
+# wait_for_line FILE REGEX TIMEOUT_S: waits until FILE has a matching line.
+wait_for_line() {
+    local deadline=$(($(now_ns) + $3 * 1000 * MS))
+
+    until grep -qE "$2" "$1" 2>/dev/null; do
+        (($(now_ns) > deadline)) && return 1
+        nap 0.02
+    done
+}
+
+# The target dies in the middle of a sample: what was captured is
+# reported, a note says why the sample ended, and the tool exits 0 at once.
+scenario_target_exit() {
+    local tag=target_exit start end
+
+    wl_start victim kd-victim || return
+    kd_start $tag -p "${WL_PID[victim]}" --sample-time 20
+    kd_wait_started 30 || { fail "$tag: kernel_delay starts"; return; }
+    wl_cmd victim "syscalls 10 0" || fail "$tag: job"
+    start=$(now_ns)
+    kill -KILL "${WL_PID[victim]}"
+    wait_exit "$KD_PID" 10
+    end=$(now_ns)
+    unset "WL_PID[victim]"
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_range "$tag: exits soon after the target (ms)" 0 1000 \
+                $(((end - start) / MS))
+    grep -q '^# Sample dump' "$KD_OUT" \
+        && pass "$tag: the sample is reported" \
+        || fail "$tag: the sample is reported"
+    grep -q ' getppid ' "$KD_OUT" \
+        && pass "$tag: with what was captured" \
+        || fail "$tag: with what was captured (getppid)"
+    grep -qx "# NOTE: Process [0-9]* exited during the sample; the sample\
+ above ends there." "$KD_OUT" \
+        && pass "$tag: a note says the process exited" \
+        || fail "$tag: note" "'# NOTE: Process N exited ...'" \
+                "$(tail -n 1 "$KD_OUT")"
+    check_bpf_released $tag
+}
+
+scenario_target_exit_waiting() {
+    local tag=target_exit_waiting
+
+    wl_start victim2 kd-victim || return
+    kd_start $tag -p "${WL_PID[victim2]}" --start-trigger \
+        u:kd_workload:job_start
+    kd_wait_attached 11 || { fail "$tag: kernel_delay attaches"; return; }
+    kill -KILL "${WL_PID[victim2]}"
+    wait_exit "$KD_PID" 5
+    unset "WL_PID[victim2]"
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    grep -qx "# NOTE: Process [0-9]* exited while waiting for the start\
+ trigger." "$KD_OUT" \
+        && pass "$tag: a note says the process exited" \
+        || fail "$tag: note" "'# NOTE: ... while waiting ...'" \
+                "$(cat "$KD_OUT")"
+    check_bpf_released $tag
+}
+
+# SIGTERM and SIGHUP during a sample: as SIGINT, the sample ends, is
+# reported, and the tool exits 0 with everything detached.
+scenario_signals() {
+    local sig tag
+
+    for sig in INT TERM HUP; do
+        tag=signal_$sig
+        kd_start $tag -p "${WL_PID[main]}" --sample-time 20
+        kd_wait_started 30 || { fail "$tag: kernel_delay starts"; continue; }
+        kill -s $sig "$KD_PID"
+        wait_exit "$KD_PID" 5
+        check_eq "$tag: exit status" 0 "$WAIT_RC"
+        grep -q '^# Sample dump' "$KD_OUT" \
+            && pass "$tag: the sample is reported" \
+            || fail "$tag: the sample is reported"
+        check_bpf_released $tag
+    done
+}
+
+# While compiling: one SIGINT, and the run ends cleanly before sampling;
+# a second one ends it at once (exit status 128 + 2).
+scenario_signal_during_compile() {
+    local tag=signal_compile start end
+
+    kd_start $tag -p "${WL_PID[main]}" --sample-time 5
+    nap 0.1
+    kill -INT "$KD_PID"
+    wait_exit "$KD_PID" 10
+    check_eq "$tag: one SIGINT: exit status" 0 "$WAIT_RC"
+    check_eq "$tag: one SIGINT: no sample" 0 \
+             "$(grep -c '^# Start sampling' "$KD_OUT")"
+    check_bpf_released $tag
+
+    kd_start ${tag}2 -p "${WL_PID[main]}" --sample-time 5
+    nap 0.1
+    kill -INT "$KD_PID"
+    # Two signals sent at once merge into one pending signal; a person
+    # pressing Ctrl-C twice is never that fast.
+    nap 0.05
+    start=$(now_ns)
+    kill -INT "$KD_PID"
+    wait_exit "$KD_PID" 10
+    end=$(now_ns)
+    check_eq "$tag: two SIGINTs: exit status" 130 "$WAIT_RC"
+    check_range "$tag: two SIGINTs: exits at once (ms)" 0 200 \
+                $(((end - start) / MS))
+    check_bpf_released ${tag}2
+}
+
+# After a SIGKILL, nothing of the tool stays, and the next run works.
+scenario_kill9() {
+    local tag=kill9
+
+    kd_start $tag -p "${WL_PID[main]}" --start-trigger \
+        up:kd_workload_traced_job --stop-trigger ur:kd_workload_traced_job
+    kd_wait_attached || { fail "$tag: kernel_delay attaches"; return; }
+    kill -KILL "$KD_PID"
+    wait_exit "$KD_PID" 5
+    check_eq "$tag: killed" 137 "$WAIT_RC"
+    check_bpf_released $tag
+    check_eq "$tag: no probe event of ours left in tracefs" 0 \
+             "$(cat /sys/kernel/tracing/uprobe_events \
+                    /sys/kernel/tracing/kprobe_events 2>/dev/null \
+                | grep -c kernel_delay_)"
+    run_trigger_scenario ${tag}_again 1 "traced 3 0" 3 trigger trigger \
+        --start-trigger up:kd_workload_traced_job \
+        --stop-trigger ur:kd_workload_traced_job
+}
+
+# A probe event left by a run killed where probes go through tracefs's
+# legacy interface is removed on the next start.
+scenario_stale_probe() {
+    local tag=stale_probe dead=4194000 events=/sys/kernel/tracing/uprobe_events
+    local ev="kernel_delay_${dead}_0_bcc_$dead"
+
+    if kill -0 $dead 2>/dev/null; then
+        skip "$tag: pid $dead is alive"
+        return
+    fi
+    echo "p:uprobes/$ev /bin/true:0x1000" >>"$events" \
+        || { fail "$tag: cannot add a probe event to $events"; return; }
+    kd_begin $tag 0.1 -p "${WL_PID[main]}" || return
+    kd_end
+    check_eq "$tag: the stale event is gone" 0 "$(grep -c "$ev" "$events")"
+    grep -q "removed stale probe event uprobes/$ev" "$KD_ERR" \
+        && pass "$tag: and said so on stderr" \
+        || fail "$tag: stderr" "'removed stale probe event ...'" \
+                "$(cat "$KD_ERR")"
+    echo "-:uprobes/$ev" >>"$events" 2>/dev/null
+}
+
+# A thread id instead of a process id: resolved to its process.
+scenario_tid_as_pid() {
+    local tag=tid_as_pid tid=${WL_TID[main:handler1]} pid=${WL_PID[main]}
+
+    kd_begin $tag 0.5 -p "$tid" || return
+    wl_cmd main "syscalls 5 0" || fail "$tag: job"
+    kd_end
+    grep -qx "kernel_delay: $tid is a thread of process $pid; tracing\
+ process $pid" "$KD_ERR" \
+        && pass "$tag: says it traces the process" \
+        || fail "$tag: stderr" "'... is a thread of process ...'" \
+                "$(cat "$KD_ERR")"
+    check_syscall $tag handler1 "$tid" getppid 5
+}
+
+# Hundreds of triggered samples: memory stays flat.
+scenario_long_run() {
+    local tag=long_run rss1 rss2 n
+
+    kd_start $tag -p "${WL_PID[main]}" --start-trigger \
+        u:kd_workload:job_start --stop-trigger u:kd_workload:job_end \
+        --sample-count 600
+    kd_wait_attached || { fail "$tag: kernel_delay attaches"; return; }
+    printf '%s\n' "traced-repeat 2000 2" >&"${WL_CTL[main]}"
+    until (($(grep -c '^# Triggered' "$KD_OUT") >= 100)); do
+        nap 0.05
+        kill -0 "$KD_PID" 2>/dev/null || break
+    done
+    rss1=$(awk '/^VmRSS/ {print $2}' /proc/"$KD_PID"/status 2>/dev/null)
+    until (($(grep -c '^# Triggered' "$KD_OUT") >= 550)); do
+        nap 0.05
+        kill -0 "$KD_PID" 2>/dev/null || break
+    done
+    rss2=$(awk '/^VmRSS/ {print $2}' /proc/"$KD_PID"/status 2>/dev/null)
+    wait_exit "$KD_PID" 60
+    read -r -t 60 -u "${WL_REPLY[main]}" WL_REPLY_LINE
+    n=$(grep -c '^# Triggered' "$KD_OUT")
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_eq "$tag: samples" 600 "$n"
+    note "$tag: RSS after 100 samples ${rss1:-?} kB, after 550 ${rss2:-?} kB"
+    check_range "$tag: RSS growth from sample 100 to 550 (kB)" -100000 1024 \
+                $((${rss2:-999999} - ${rss1:-0}))
+    check_bpf_released $tag
 }
 
 # ---------------------------------------------------------------------------

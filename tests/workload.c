@@ -29,6 +29,8 @@
  *                    poll(NULL, 0, 5) (5 ms each).
  *   spin MS          handler1: getppid() as fast as it can for MS ms.
  *                    Replies "done count=N" with the number of calls.
+ *   traced-repeat N MS  handler1: "traced 10 0" N times, MS ms apart (for
+ *                    long runs of triggered samples).
  *   spawn-many N     Main: starts N threads one after the other, each
  *                    making 3 getppid() and exiting, and joins them: more
  *                    distinct threads than a small --max-threads allows.
@@ -137,6 +139,7 @@ enum job_type {
     JOB_BRACKETED,       /* sched_yield(), arg[0] getppid(), getpgid(). */
     JOB_EVENTS,          /* arg[0] getppid(), arg[1] slow, arg[2] polls. */
     JOB_GETPPID_SPIN,    /* getppid() for arg[0] ms. */
+    JOB_TRACED_REPEAT,   /* arg[0] traced jobs, arg[1] ms apart. */
     JOB_POLL,            /* arg[0] + 1 polls, arg[1] ms spin between. */
     JOB_SPIN,            /* Pin to CPU arg[1], spin arg[0] ms. */
     JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'. */
@@ -545,6 +548,16 @@ run_job(const struct job *job)
         return job_events(job->arg[0], job->arg[1], job->arg[2]);
     case JOB_GETPPID_SPIN:
         return job_getppid_spin(job->arg[0]);
+    case JOB_TRACED_REPEAT:
+        for (long i = 0; i < job->arg[0]; i++) {
+            struct timespec ts = { .tv_sec = job->arg[1] / 1000,
+                                   .tv_nsec = (job->arg[1] % 1000)
+                                              * NSEC_PER_MSEC };
+
+            kd_workload_traced_job(10, 0);
+            nanosleep(&ts, NULL);
+        }
+        return 0;
     case JOB_POLL:
         return job_poll(job->arg[0], job->arg[1]);
     case JOB_SPIN:
@@ -1011,6 +1024,14 @@ execute(char *line, char *reply, size_t size)
         dispatch(W_IO7, JOB_DIRECT_IO, a, other);
         dispatch(W_IRQ6, JOB_SPIN, a, b);
         collect(W_IRQ6, W_IO7, reply, size);
+    } else if (!strcmp(cmd, "traced-repeat")) {
+        if (!parse_long(arg1, 1, MAX_COUNT, &a)
+            || !parse_long(arg2, 0, MAX_MSEC, &b)) {
+            snprintf(reply, size, "error usage: traced-repeat N MS");
+            return true;
+        }
+        dispatch(W_HANDLER1, JOB_TRACED_REPEAT, a, b);
+        collect(W_HANDLER1, N_WORKERS, reply, size);
     } else if (!strcmp(cmd, "spawn-many")) {
         if (!parse_long(arg1, 1, 100000, &a) || arg2) {
             snprintf(reply, size, "error usage: spawn-many N");
