@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,14 +26,22 @@
 #include "capture.h"
 #include "events.h"
 #include "hook.h"
+#include "json.h"
 #include "host.h"
 #include "options.h"
 #include "report.h"
 #include "sample.h"
 #include "symbols.h"
+#include "syscalls.h"
 #include "target.h"
 #include "trigger.h"
 #include "util.h"
+
+/* The "version" of the JSON records (--json). */
+#define KD_JSON_VERSION 1
+
+/* In JSON mode, the text-only lines (timestamps, notes) are left out. */
+static bool kd_json_mode;
 
 /* Set by the signal handler, and only there. */
 static volatile sig_atomic_t kd_signalled;
@@ -160,6 +169,9 @@ kd_print_timestamp(const char *msg)
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     struct timespec now;
 
+    if (kd_json_mode) {
+        return;
+    }
     clock_gettime(CLOCK_REALTIME, &now);
     kd_report_timestamp(&ds, msg, &now);
     fputs(kd_ds_cstr(&ds), stdout);
@@ -201,18 +213,38 @@ kd_syscall_event_cmp(const void *a_, const void *b_)
     return a->entry_ts < b->entry_ts ? -1 : a->entry_ts > b->entry_ts;
 }
 
-/* Appends the frames of stack 'id' to 'ds', each distinct stack being
- * read and symbolized once per sample ('cache', indexed by stack id). */
+/* What a sample's report needs besides its data. */
+struct kd_report_ctx {
+    struct kd_capture *capture;
+    const struct kd_options *options;
+    const struct kd_thread_filter *filter;
+    unsigned int index;             /* 1 for the first sample. */
+
+    /* The window, CLOCK_MONOTONIC ns (bpf_ktime_get_ns()) and wall clock;
+     * trigger times are 0 when no trigger made it. */
+    uint64_t start_ns, stop_ns;
+    struct timespec start_wall, stop_wall;
+    uint64_t start_trigger_ns, stop_trigger_ns;
+    uint64_t delta_ns;              /* Stop - start, both triggers only. */
+    bool skipped;
+    bool target_exited;
+};
+
+/* Appends the frames of stack 'id' to 'ds', as text lines or, when 'json',
+ * as a JSON array; each distinct stack is read and symbolized once per
+ * sample ('cache', indexed by stack id). */
 static void
 kd_put_stack(struct kd_ds *ds, struct kd_capture *capture,
              struct kd_symbols *symbols, char **cache, size_t cache_size,
-             int32_t id, bool kernel)
+             int32_t id, bool kernel, bool json)
 {
     uint64_t ips[KD_STACK_DEPTH];
     struct kd_ds frames = KD_DS_EMPTY_INITIALIZER;
+    bool first = true;
     size_t n;
 
     if (id < 0) {
+        kd_ds_put_cstr(ds, json ? "null" : "");
         return;
     }
     if ((size_t) id < cache_size && cache[id]) {
@@ -220,15 +252,23 @@ kd_put_stack(struct kd_ds *ds, struct kd_capture *capture,
         return;
     }
     n = kd_capture_stack(capture, id, ips);
+    kd_ds_put_cstr(&frames, json ? "[" : "");
     for (size_t i = 0; i < n; i++) {
         char frame[512];
-        bool top = !frames.length;
 
         kd_symbols_format(symbols, kernel, ips[i], frame, sizeof frame);
-        if (!(kernel && top && kd_frame_is_tracing(frame))) {
+        if (kernel && first && kd_frame_is_tracing(frame)) {
+            continue;
+        }
+        if (json) {
+            kd_json_next(&frames, &first);
+            kd_json_string(&frames, frame);
+        } else {
+            first = false;
             kd_report_frame(&frames, frame);
         }
     }
+    kd_ds_put_cstr(&frames, json ? "]" : "");
     kd_ds_put_cstr(ds, kd_ds_cstr(&frames));
     if ((size_t) id < cache_size) {
         cache[id] = kd_ds_steal_cstr(&frames);
@@ -236,30 +276,32 @@ kd_put_stack(struct kd_ds *ds, struct kd_capture *capture,
     kd_ds_destroy(&frames);
 }
 
-/* The syscall events of the sample, in time order, with their stacks, and
- * the warning about stacks that could not be shown. */
-static void
-kd_report_syscall_events(struct kd_ds *ds, struct kd_capture *capture,
+/* The syscall events of the sample (of the threads the filter keeps), in
+ * time order, with their stacks; in text, with the warning about stacks
+ * that could not be shown, in JSON as the "syscall_events" array.
+ * Returns the number of lost stacks. */
+static uint64_t
+kd_report_syscall_events(struct kd_ds *ds, const struct kd_report_ctx *ctx,
                          const struct kd_sample *sample)
 {
+    struct kd_capture *capture = ctx->capture;
     struct kd_event_state *ev = &capture->events.state;
     size_t cache_size = capture->with_stacks ? capture->stack_trace_size : 0;
     char **cache = kd_xcalloc(cache_size, sizeof *cache);
+    bool json = ctx->options->json;
     struct kd_symbols symbols;
     uint64_t lost_stacks = 0;
+    bool first = true, header = false;
 
-    if (!ev->n_syscalls) {
-        free(cache);
-        return;
-    }
     kd_symbols_init(&symbols, capture->tgid);
     qsort(ev->syscalls, ev->n_syscalls, sizeof *ev->syscalls,
           kd_syscall_event_cmp);
-    kd_report_events_header(ds);
+    kd_ds_put_cstr(ds, json ? "[" : "");
     for (size_t i = 0; i < ev->n_syscalls; i++) {
         const struct kd_syscall_event *e = &ev->syscalls[i];
         const char *name = kd_sample_thread_name(sample, e->tid);
         char *owned = NULL;
+        char buf[64];
 
         if (!name) {
             owned = kd_target_thread_name(capture->tgid, e->tid, NULL);
@@ -269,49 +311,149 @@ kd_report_syscall_events(struct kd_ds *ds, struct kd_capture *capture,
             }
             name = owned;
         }
-        kd_report_event(ds, e->entry_ts, e->exit_ts, e->tid, name,
-                        e->syscall);
-        free(owned);
-        kd_ds_flush(ds, stdout, 1 << 16);
-        if (!capture->with_stacks) {
+        if (!kd_thread_filter_match(ctx->filter, e->tid, name)) {
+            free(owned);
             continue;
         }
-        if (e->kernel_stack_id < 0 || e->user_stack_id < 0) {
-            lost_stacks++;
+        if (json) {
+            kd_json_next(ds, &first);
+            kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", e->tid);
+            kd_json_string(ds, name);
+            kd_ds_put_cstr(ds, ",\"syscall\":");
+            kd_json_string(ds, kd_syscall_format(e->syscall, buf,
+                                                 sizeof buf));
+            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"entry_ns\":%"
+                             PRIu64 ",\"exit_ns\":%" PRIu64, e->syscall,
+                             e->entry_ts, e->exit_ts);
+        } else {
+            if (!header) {
+                kd_report_events_header(ds);
+                header = true;
+            }
+            kd_report_event(ds, e->entry_ts, e->exit_ts, e->tid, name,
+                            e->syscall);
         }
-        kd_put_stack(ds, capture, &symbols, cache, cache_size,
-                     e->kernel_stack_id, true);
-        kd_put_stack(ds, capture, &symbols, cache, cache_size,
-                     e->user_stack_id, false);
+        free(owned);
+        if (capture->with_stacks) {
+            if (e->kernel_stack_id < 0 || e->user_stack_id < 0) {
+                lost_stacks++;
+            }
+            kd_ds_put_cstr(ds, json ? ",\"kernel_stack\":" : "");
+            kd_put_stack(ds, capture, &symbols, cache, cache_size,
+                         e->kernel_stack_id, true, json);
+            kd_ds_put_cstr(ds, json ? ",\"user_stack\":" : "");
+            kd_put_stack(ds, capture, &symbols, cache, cache_size,
+                         e->user_stack_id, false, json);
+        }
+        kd_ds_put_cstr(ds, json ? "}" : "");
+        kd_ds_flush(ds, stdout, 1 << 16);
     }
-    kd_report_lost_stacks(ds, lost_stacks);
+    if (json) {
+        kd_ds_put_char(ds, ']');
+    } else {
+        kd_report_lost_stacks(ds, lost_stacks);
+    }
 
     for (size_t i = 0; i < cache_size; i++) {
         free(cache[i]);
     }
     free(cache);
     kd_symbols_destroy(&symbols);
+    return lost_stacks;
 }
 
-/* Reads the sample that just ended and, unless 'discard', prints its
- * report under a "# Sample dump" line ('delta' > 0: a triggered one).
- * Empties the maps either way.  Returns 0 or a positive errno. */
-static int
-kd_dump_sample(struct kd_capture *capture, uint64_t delta, bool discard,
-               bool debug)
+/* "2026-11-22T10:17:22.725127" in local time. */
+static void
+kd_json_time(struct kd_ds *ds, const struct timespec *ts)
 {
+    struct kd_ds line = KD_DS_EMPTY_INITIALIZER;
+    const char *at, *end;
+
+    kd_report_timestamp(&line, "", ts);
+    at = strchr(kd_ds_cstr(&line), '@') + 1;
+    end = strchr(at, ' ');
+    kd_ds_put_char(ds, '"');
+    kd_ds_put_buffer(ds, at, end - at);
+    kd_ds_put_char(ds, '"');
+    kd_ds_destroy(&line);
+}
+
+static void
+kd_json_u64_or_null(struct kd_ds *ds, const char *key, uint64_t value)
+{
+    kd_ds_put_format(ds, ",\"%s\":", key);
+    if (value) {
+        kd_json_u64(ds, value);
+    } else {
+        kd_json_null(ds);
+    }
+}
+
+/* Starts a sample's JSON object, up to its window. */
+static void
+kd_json_sample_head(struct kd_ds *ds, const struct kd_report_ctx *ctx)
+{
+    kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"sample\":%u,"
+                     "\"skipped\":%s,\"window\":{\"start\":",
+                     KD_JSON_VERSION, ctx->capture->tgid, ctx->index,
+                     ctx->skipped ? "true" : "false");
+    kd_json_time(ds, &ctx->start_wall);
+    kd_ds_put_cstr(ds, ",\"stop\":");
+    kd_json_time(ds, &ctx->stop_wall);
+    kd_ds_put_format(ds, ",\"start_ns\":%" PRIu64 ",\"stop_ns\":%" PRIu64
+                     ",\"duration_ns\":%" PRIu64, ctx->start_ns,
+                     ctx->stop_ns, ctx->stop_ns - ctx->start_ns);
+    kd_json_u64_or_null(ds, "start_trigger_ns", ctx->start_trigger_ns);
+    kd_json_u64_or_null(ds, "stop_trigger_ns", ctx->stop_trigger_ns);
+    kd_json_u64_or_null(ds, "trigger_delta_ns", ctx->delta_ns);
+    kd_ds_put_char(ds, '}');
+}
+
+/* The warnings, cumulative where the reference prints them at the end. */
+static void
+kd_json_warnings(struct kd_ds *ds, const struct kd_report_ctx *ctx,
+                 const uint64_t lost[KD_N_FULL_MAPS], uint64_t lost_stacks)
+{
+    uint64_t counters[KD_N_COUNTERS] = { 0 };
+    bool first = true;
+
+    kd_capture_counters(ctx->capture, counters);
+    kd_ds_put_cstr(ds, ",\"warnings\":{\"map_full\":{");
+    for (int i = 0; i < KD_N_FULL_MAPS; i++) {
+        if (lost && lost[i]) {
+            kd_json_next(ds, &first);
+            kd_json_key(ds, kd_capture_map_name(i));
+            kd_json_u64(ds, lost[i]);
+        }
+    }
+    kd_ds_put_format(ds, "},\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
+                     PRIu64 ",\"triggers_missed\":%" PRIu64 "}",
+                     lost_stacks, counters[KD_COUNTER_EVENTS_DROPPED],
+                     counters[KD_COUNTER_TRIGGERS_MISSED]);
+}
+
+/* Reads the sample that just ended and, unless it is skipped, reports it:
+ * in text under a "# Sample dump" line (a triggered one when there is a
+ * delta), or as one JSON line.  Empties the maps either way.  Returns 0 or
+ * a positive errno. */
+static int
+kd_dump_sample(const struct kd_report_ctx *ctx)
+{
+    struct kd_capture *capture = ctx->capture;
+    const struct kd_options *o = ctx->options;
     struct kd_sample sample = { .pid = capture->tgid };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     uint64_t lost[KD_N_FULL_MAPS];
+    uint64_t lost_stacks = 0;
     char *error = NULL;
     uint64_t start;
     int err;
 
-    if (!discard) {
+    if (!ctx->skipped && !o->json) {
         char buf[32];
-        char *msg = delta
+        char *msg = ctx->delta_ns
             ? kd_xasprintf("# Triggered sample dump, stop-start delta %s ns",
-                           kd_format_thousands(delta, buf))
+                           kd_format_thousands(ctx->delta_ns, buf))
             : kd_xstrdup("# Sample dump");
 
         kd_print_timestamp(msg);
@@ -325,22 +467,65 @@ kd_dump_sample(struct kd_capture *capture, uint64_t delta, bool discard,
         kd_sample_clear(&sample);
         return err;
     }
-    if (!discard) {
+    if (!ctx->skipped) {
+        struct kd_summary_row *rows;
+
         kd_sample_group(&sample, kd_target_thread_name, NULL);
-        kd_report_sample(&ds, &sample);
-        kd_report_upcalls(&ds, sample.upcalls, sample.n_upcalls,
-                          sample.n_cpus);
-        if (capture->with_events) {
-            kd_report_syscall_events(&ds, capture, &sample);
+        kd_sample_filter(&sample, ctx->filter);
+        rows = kd_xcalloc(sample.n_threads, sizeof *rows);
+        kd_summary_compute(&sample, rows);
+
+        if (o->json) {
+            kd_json_sample_head(&ds, ctx);
+            kd_ds_put_cstr(&ds, ",\"threads\":");
+            kd_report_json_threads(&ds, &sample);
+            kd_ds_put_cstr(&ds, ",\"upcalls\":");
+            kd_report_json_upcalls(&ds, sample.upcalls, sample.n_upcalls,
+                                   sample.n_cpus);
+            kd_ds_put_cstr(&ds, ",\"syscall_events\":");
+            if (capture->with_events && o->syscall_events) {
+                lost_stacks = kd_report_syscall_events(&ds, ctx, &sample);
+            } else {
+                kd_json_null(&ds);
+            }
+            kd_ds_put_cstr(&ds, ",\"summary\":");
+            if (o->summary) {
+                kd_report_json_summary(&ds, rows, sample.n_threads,
+                                       ctx->stop_ns - ctx->start_ns);
+            } else {
+                kd_json_null(&ds);
+            }
+            kd_json_warnings(&ds, ctx, lost, lost_stacks);
+            kd_ds_put_format(&ds, ",\"target_exited\":%s}\n",
+                             ctx->target_exited ? "true" : "false");
+            kd_ds_flush(&ds, stdout, 0);
+        } else {
+            kd_report_sample(&ds, &sample);
+            kd_report_upcalls(&ds, sample.upcalls, sample.n_upcalls,
+                              sample.n_cpus);
+            if (capture->with_events && o->syscall_events) {
+                kd_report_syscall_events(&ds, ctx, &sample);
+            }
+            if (o->summary) {
+                kd_report_summary(&ds, rows, sample.n_threads,
+                                  ctx->stop_ns - ctx->start_ns);
+            }
+            kd_ds_flush(&ds, stdout, 0);
+            kd_print_lost(lost);
         }
-        kd_ds_flush(&ds, stdout, 0);
-        kd_print_lost(lost);
         fflush(stdout);
-        if (debug) {
+        free(rows);
+        if (o->debug) {
             fprintf(stderr, "kernel_delay: sample of %zu threads read and "
                     "reported in %.3f ms\n", sample.n_threads,
                     (kd_now_ns() - start) / 1e6);
         }
+    } else if (o->json) {
+        kd_json_sample_head(&ds, ctx);
+        kd_json_warnings(&ds, ctx, NULL, 0);
+        kd_ds_put_cstr(&ds, "}\n");
+        kd_ds_flush(&ds, stdout, 0);
+        fflush(stdout);
     }
     kd_ds_destroy(&ds);
     kd_sample_clear(&sample);
@@ -386,15 +571,21 @@ kd_print_trigger_timestamp(const char *msg, uint64_t ts)
  * Returns 0 or a positive errno. */
 static int
 kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
-               struct kd_waiter *w)
+               const struct kd_thread_filter *filter, struct kd_waiter *w)
 {
     const struct kd_event_state *ev = &capture->events.state;
-    unsigned int done = 0;
+    unsigned int done = 0, index = 0;
 
     while (done < o->sample_count && !kd_signalled && !w->target_exited) {
         uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
         bool started = false, by_start = false, by_stop = false;
         uint64_t deadline = 0, stopped_at = 0;
+        struct kd_report_ctx ctx = {
+            .capture = capture,
+            .options = o,
+            .filter = filter,
+            .index = ++index,
+        };
         uint64_t state;
         int err;
 
@@ -405,6 +596,8 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
                        strerror(err));
                 return err;
             }
+            ctx.start_ns = kd_now_ns();
+            clock_gettime(CLOCK_REALTIME, &ctx.start_wall);
             kd_print_timestamp("# Start sampling");
             started = true;
             if (!o->stop_trigger) {
@@ -422,6 +615,8 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
             }
             if (!started && ev->n_starts != n_starts) {
                 started = by_start = true;
+                ctx.start_ns = ctx.start_trigger_ns = ev->start_ts;
+                clock_gettime(CLOCK_REALTIME, &ctx.start_wall);
                 kd_print_trigger_timestamp("# Start sampling",
                                            ev->start_ts);
                 if (!o->stop_trigger) {
@@ -451,19 +646,26 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
         if (!started) {
             /* Interrupted while waiting for the start trigger: there is
              * no sample to report. */
-            if (w->target_exited) {
+            if (w->target_exited && kd_json_mode) {
+                printf("{\"version\":%d,\"pid\":%u,\"target_exited\":"
+                       "true,\"waiting_for\":\"start trigger\"}\n",
+                       KD_JSON_VERSION, capture->tgid);
+            } else if (w->target_exited) {
                 printf("# NOTE: Process %u exited while waiting for the "
                        "start trigger.\n", capture->tgid);
             }
             break;
         }
         kd_capture_set(capture, KD_CAPTURE_STOPPED);
+        ctx.stop_ns = kd_now_ns();
+        clock_gettime(CLOCK_REALTIME, &ctx.stop_wall);
         kd_quiesce();
         if (capture->with_events) {
             /* The events sent before the stop. */
             kd_events_drain(&capture->events);
         }
         if (by_stop) {
+            ctx.stop_ns = ctx.stop_trigger_ns = ev->stop_ts;
             kd_print_trigger_timestamp("# Stop sampling", ev->stop_ts);
         } else {
             kd_print_timestamp("# Stop sampling");
@@ -474,11 +676,14 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
                          ? ev->stop_ts - ev->start_ts : 0;
         bool skip = delta && delta < o->trigger_delta;
 
-        err = kd_dump_sample(capture, delta, skip, o->debug);
+        ctx.delta_ns = delta;
+        ctx.skipped = skip;
+        ctx.target_exited = w->target_exited;
+        err = kd_dump_sample(&ctx);
         if (err) {
             return err;
         }
-        if (skip) {
+        if (skip && !kd_json_mode) {
             char buf[32];
             char *msg = kd_xasprintf("# Sample dump skipped, delta %s ns",
                                      kd_format_thousands(delta, buf));
@@ -489,8 +694,10 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
             done++;
         }
         if (w->target_exited) {
-            printf("\n# NOTE: Process %u exited during the sample; the "
-                   "sample above ends there.\n", capture->tgid);
+            if (!kd_json_mode) {
+                printf("\n# NOTE: Process %u exited during the sample; the "
+                       "sample above ends there.\n", capture->tgid);
+            }
             break;
         }
 
@@ -516,7 +723,7 @@ kd_print_final_warnings(struct kd_capture *capture,
 {
     uint64_t counters[KD_N_COUNTERS];
 
-    if (kd_capture_counters(capture, counters)) {
+    if (kd_json_mode || kd_capture_counters(capture, counters)) {
         return;
     }
     if (counters[KD_COUNTER_EVENTS_DROPPED]) {
@@ -573,6 +780,7 @@ main(int argc, char *argv[])
     struct kd_hook start_hook, stop_hook;
     struct kd_options options;
     unsigned int tgid;
+    struct kd_thread_filter filter;
     struct kd_waiter waiter;
     char *error = NULL;
     int status;
@@ -609,10 +817,31 @@ main(int argc, char *argv[])
                 "tracing process %u\n", options.pid, tgid, tgid);
     }
 
+    if (options.list_probes) {
+        char *list;
+        int n = kd_hook_list_usdt(tgid, &list);
+
+        if (n < 0) {
+            printf("ERROR: Can't read the USDT probes of process %u!\n",
+                   tgid);
+            return EX_NOINPUT;
+        }
+        if (n) {
+            fputs(list, stdout);
+        } else {
+            printf("# Process %u has no USDT probes.\n", tgid);
+        }
+        free(list);
+        return EXIT_SUCCESS;
+    }
+
     if (geteuid() != 0) {
         printf("ERROR: We need to run as root to attached probes!\n");
         return EX_NOPERM;
     }
+    kd_json_mode = options.json;
+    kd_thread_filter_init(&filter, options.thread_regex, options.tids,
+                          options.n_tids);
 
     kd_waiter_init(&waiter, tgid);
     kd_host_mount_tracefs();
@@ -649,7 +878,7 @@ main(int argc, char *argv[])
         goto cleanup;
     }
 
-    status = kd_run_samples(&capture, &options, &waiter)
+    status = kd_run_samples(&capture, &options, &filter, &waiter)
              ? EX_OSERR : EXIT_SUCCESS;
     kd_print_final_warnings(&capture, &options);
 
@@ -657,6 +886,8 @@ cleanup:
     fflush(stdout);
     kd_capture_close(&capture);
     kd_waiter_destroy(&waiter);
+    kd_thread_filter_destroy(&filter);
+    kd_options_destroy(&options);
     kd_hook_close(&start_hook);
     kd_hook_close(&stop_hook);
     kd_trigger_destroy(&start_trigger);

@@ -10,6 +10,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,12 @@ const struct kd_options kd_options_defaults = {
     KD_OPTION(TRIGGER_DELTA, 0, "trigger-delta", OPTIONAL,              \
               "DURATION_NS")                                            \
     KD_OPTION(MAX_THREADS, 0, "max-threads", REQUIRED, "NUMBER")        \
+    KD_OPTION(THREAD, 0, "thread", REQUIRED, "REGEX")                   \
+    KD_OPTION(TID, 0, "tid", REQUIRED, "TID[,TID...]")                  \
+    KD_OPTION(SUMMARY, 0, "summary", NONE, NULL)                        \
+    KD_OPTION(HISTOGRAM, 0, "histogram", NONE, NULL)                    \
+    KD_OPTION(JSON, 0, "json", NONE, NULL)                              \
+    KD_OPTION(LIST_PROBES, 0, "list-probes", NONE, NULL)                \
     KD_OPTION(VERSION, 0, "version", NONE, NULL)
 
 enum kd_option_id {
@@ -100,7 +107,8 @@ static const char kd_usage[] =
 "                    [--stack-trace-size STACK_TRACE_SIZE]\n"
 "                    [--start-trigger TRIGGER] [--stop-trigger TRIGGER]\n"
 "                    [--trigger-delta [DURATION_NS]] [--max-threads NUMBER]\n"
-"                    [--version]\n";
+"                    [--thread REGEX] [--tid TID[,TID...]] [--summary]\n"
+"                    [--histogram] [--json] [--list-probes] [--version]\n";
 
 static const char kd_help[] =
 "\n"
@@ -141,6 +149,17 @@ static const char kd_help[] =
 "                        DURATION_NS, default 0 (all events)\n"
 "  --max-threads NUMBER  Size the eBPF maps for NUMBER threads (64 to\n"
 "                        1048576), default 8192; see kernel_delay(8)\n"
+"  --thread REGEX        Report only threads whose name matches REGEX\n"
+"                        (POSIX extended), or that --tid lists\n"
+"  --tid TID[,TID...]    Report only these threads, or those --thread\n"
+"                        matches\n"
+"  --summary             After each sample, one table of where each\n"
+"                        thread's time went, worst run-queue wait first\n"
+"  --histogram           Log2 histograms of syscall latency, run-queue\n"
+"                        wait and time on CPU, per thread\n"
+"  --json                One JSON object per sample (JSON Lines) instead\n"
+"                        of the text report; see kernel_delay(8)\n"
+"  --list-probes         List the target's USDT probes and exit\n"
 "  --version             show the program's version and exit\n";
 
 unsigned int
@@ -326,6 +345,60 @@ kd_get_seconds(FILE *err, const struct kd_option_def *def, const char *arg,
     }
 }
 
+/* "--tid 1,2,3": each a thread id; the list replaces an earlier one. */
+static int
+kd_parse_tids(struct kd_options *o, const struct kd_option_def *def,
+              const char *arg, FILE *err)
+{
+    char *copy = kd_xstrdup(arg);
+    char *save = NULL;
+    unsigned int *tids = NULL;
+    size_t n = 0;
+    int status = -1;
+
+    if (!*arg || arg[strlen(arg) - 1] == ',' || arg[0] == ','
+        || strstr(arg, ",,")) {
+        status = kd_arg_error(err, def, "must be a comma-separated list of "
+                              "thread ids");
+        goto out;
+    }
+    for (char *t = strtok_r(copy, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        uint64_t u;
+
+        if (n == KD_MAX_TIDS) {
+            char why[64];
+
+            snprintf(why, sizeof why, "at most %d thread ids", KD_MAX_TIDS);
+            status = kd_arg_error(err, def, why);
+            goto out;
+        }
+        status = kd_get_uint(err, def, t, 1, KD_MAX_PID, &u);
+        if (status >= 0) {
+            goto out;
+        }
+        tids = kd_xreallocarray(tids, n + 1, sizeof *tids);
+        tids[n++] = u;
+    }
+    free(o->tids);
+    o->tids = tids;
+    o->n_tids = n;
+    tids = NULL;
+
+out:
+    free(tids);
+    free(copy);
+    return status;
+}
+
+void
+kd_options_destroy(struct kd_options *o)
+{
+    free(o->tids);
+    o->tids = NULL;
+    o->n_tids = 0;
+}
+
 static int
 kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
                 const char *arg, FILE *out, FILE *err)
@@ -400,6 +473,36 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
             status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
         }
         o->trigger_delta = u;
+        break;
+    case KD_OPT_THREAD: {
+        regex_t re;
+        int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+
+        if (rc) {
+            char msg[256], why[400];
+
+            regerror(rc, &re, msg, sizeof msg);
+            snprintf(why, sizeof why, "invalid regular expression: %s",
+                     msg);
+            return kd_arg_error(err, def, why);
+        }
+        regfree(&re);
+        o->thread_regex = arg;
+        break;
+    }
+    case KD_OPT_TID:
+        return kd_parse_tids(o, def, arg, err);
+    case KD_OPT_SUMMARY:
+        o->summary = true;
+        break;
+    case KD_OPT_HISTOGRAM:
+        o->histogram = true;
+        break;
+    case KD_OPT_JSON:
+        o->json = true;
+        break;
+    case KD_OPT_LIST_PROBES:
+        o->list_probes = true;
         break;
     case KD_OPT_MAX_THREADS:
         status = kd_get_uint(err, def, arg, KD_MIN_MAX_THREADS,

@@ -28,6 +28,15 @@ struct kd_options {
     const char *stop_trigger;
     uint64_t trigger_delta;         /* ns. */
     unsigned int max_threads;       /* Sizes the eBPF maps. */
+
+    /* Beyond the reference. */
+    const char *thread_regex;       /* --thread: report matching threads. */
+    unsigned int *tids;             /* --tid: report these threads. */
+    size_t n_tids;
+    bool json;                      /* --json: JSON Lines, not text. */
+    bool histogram;                 /* --histogram: log2 histograms. */
+    bool summary;                   /* --summary: a table per sample. */
+    bool list_probes;               /* --list-probes: list USDT probes. */
 };
 
 extern const struct kd_options kd_options_defaults;
@@ -53,6 +62,12 @@ int kd_options_parse(struct kd_options *options, int argc, char *argv[],
 /* Smallest power of two >= n (n = 0 gives 1), as the reference rounds
  * --buffer-page-count. */
 unsigned int kd_next_power_of_two(unsigned int n);
+
+/* Frees what kd_options_parse() allocated in 'options'. */
+void kd_options_destroy(struct kd_options *options);
+
+/* Most TIDs --tid takes. */
+#define KD_MAX_TIDS 4096
 
 /* Strict number parsing, after libbpf-tools' get_int(): the whole string
  * must be a decimal number within [min, max].  Return 0 or EINVAL (not a

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "syscalls.h"
 
 /* Everything under a thread's first line is indented by the width of the
@@ -439,4 +440,272 @@ kd_report_lost_stacks(struct kd_ds *ds, uint64_t n)
                          "stack id\n"
                          "#         collision.\n", n);
     }
+}
+
+static uint64_t
+kd_stat_total(const struct kd_stat *stat)
+{
+    return stat ? stat->total_ns : 0;
+}
+
+static int
+kd_summary_cmp(const void *a_, const void *b_)
+{
+    const struct kd_summary_row *a = a_, *b = b_;
+
+    if (a->ready_ns != b->ready_ns) {
+        return a->ready_ns > b->ready_ns ? -1 : 1;
+    }
+    int cmp = strcmp(a->name, b->name);
+
+    return cmp ? cmp : (a->tid < b->tid ? -1 : a->tid > b->tid);
+}
+
+void
+kd_summary_compute(const struct kd_sample *sample,
+                   struct kd_summary_row *rows)
+{
+    int poll = kd_syscall_nr("poll");
+
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        const struct kd_thread *t = &sample->threads[i];
+        struct kd_summary_row *r = &rows[i];
+
+        memset(r, 0, sizeof *r);
+        r->tid = t->tid;
+        r->name = t->name;
+        r->run_ns = kd_stat_total(t->run);
+        r->ready_ns = kd_stat_total(t->ready);
+        r->max_ready_ns = t->ready ? t->ready->max_ns : 0;
+        r->stop_ns = kd_stat_total(t->stop);
+        for (size_t j = 0; j < t->n_hardirqs; j++) {
+            r->hardirq_ns += t->hardirqs[j].stat.total_ns;
+        }
+        for (size_t j = 0; j < t->n_softirqs; j++) {
+            r->softirq_ns += t->softirqs[j].stat.total_ns;
+        }
+        for (size_t j = 0; j < t->n_syscalls; j++) {
+            if ((int64_t) t->syscalls[j].key.nr != poll) {
+                r->syscall_ns += t->syscalls[j].stat.total_ns;
+            }
+        }
+    }
+    if (sample->n_threads) {
+        qsort(rows, sample->n_threads, sizeof *rows, kd_summary_cmp);
+    }
+}
+
+/* 'part' of 'whole' as a percentage, "12.3%", in 'buf'. */
+static const char *
+kd_share(uint64_t part, uint64_t whole, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+    return buf;
+}
+
+void
+kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
+                  size_t n, uint64_t window_ns)
+{
+    char a[16], b[16], c[16], d[16], e[16], f[16], num[32], num2[32];
+
+    kd_ds_put_format(ds, "\n# SUMMARY: share of the %.1f ms sample window "
+                     "spent\n", window_ns / 1e6);
+    kd_ds_put_format(ds, "%-10s %-16s %7s %10s %8s %9s %9s %9s  %16s\n",
+                     "TID", "THREAD", "ON CPU", "RUN QUEUE", "STOPPED",
+                     "HARD IRQ", "SOFT IRQ", "SYSCALLS", "LONGEST WAIT ns");
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_summary_row *r = &rows[i];
+
+        kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
+        kd_put_field(ds, r->name, 16, true, false);
+        kd_ds_put_format(ds, " %7s %10s %8s %9s %9s %9s  ",
+                         kd_share(r->run_ns, window_ns, a, sizeof a),
+                         kd_share(r->ready_ns, window_ns, b, sizeof b),
+                         kd_share(r->stop_ns, window_ns, c, sizeof c),
+                         kd_share(r->hardirq_ns, window_ns, d, sizeof d),
+                         kd_share(r->softirq_ns, window_ns, e, sizeof e),
+                         kd_share(r->syscall_ns, window_ns, f, sizeof f));
+        kd_put_num(ds, r->max_ready_ns, 16);
+        kd_ds_put_char(ds, '\n');
+    }
+    if (n && rows[0].ready_ns) {
+        kd_ds_put_format(ds, "# Longest in the run queue: %s (TID %" PRIu32
+                         "), %s ns in all (%s of the window), %s ns at "
+                         "most.\n", rows[0].name, rows[0].tid,
+                         kd_format_thousands(rows[0].ready_ns, num),
+                         kd_share(rows[0].ready_ns, window_ns, a, sizeof a),
+                         kd_format_thousands(rows[0].max_ready_ns, num2));
+    } else {
+        kd_ds_put_cstr(ds, "# No thread waited in the run queue.\n");
+    }
+}
+
+static void
+kd_json_stat(struct kd_ds *ds, const char *key, const struct kd_stat *stat,
+             bool with_min, bool *first)
+{
+    kd_json_next(ds, first);
+    kd_json_key(ds, key);
+    if (!stat) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64,
+                     stat->count, stat->total_ns);
+    if (with_min) {
+        kd_ds_put_format(ds, ",\"min_ns\":%" PRIu64, stat->min_ns);
+    }
+    kd_ds_put_format(ds, ",\"max_ns\":%" PRIu64 "}", stat->max_ns);
+}
+
+void
+kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
+{
+    int poll = kd_syscall_nr("poll");
+    bool first_thread = true;
+
+    kd_ds_put_char(ds, '[');
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        const struct kd_thread *t = &sample->threads[i];
+        uint64_t count = 0, total = 0;
+        bool first = true, first_item = true;
+        char buf[64];
+
+        kd_json_next(ds, &first_thread);
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", t->tid);
+        kd_json_string(ds, t->name);
+        kd_ds_put_cstr(ds, ",\"syscalls\":[");
+        for (size_t j = 0; j < t->n_syscalls; j++) {
+            const struct kd_syscall_entry *e = &t->syscalls[j];
+
+            kd_json_next(ds, &first_item);
+            kd_ds_put_cstr(ds, "{\"name\":");
+            kd_json_string(ds, kd_syscall_format(e->key.nr, buf,
+                                                 sizeof buf));
+            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"count\":%"
+                             PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
+                             PRIu64 "}", e->key.nr, e->stat.count,
+                             e->stat.total_ns, e->stat.max_ns);
+            if ((int64_t) e->key.nr != poll) {
+                count += e->stat.count;
+                total += e->stat.total_ns;
+            }
+        }
+        kd_ds_put_format(ds, "],\"syscalls_but_poll\":{\"count\":%" PRIu64
+                         ",\"total_ns\":%" PRIu64 "}", count, total);
+        first = false;
+        kd_json_next(ds, &first);
+        kd_json_key(ds, "long_poll");
+        if (t->poll) {
+            kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%"
+                             PRIu64 ",\"average_ns\":%" PRIu64 ",\"min_ns\":%"
+                             PRIu64 ",\"max_ns\":%" PRIu64 "}",
+                             t->poll->count, t->poll->total_ns,
+                             t->poll->total_ns / t->poll->count,
+                             t->poll->min_ns, t->poll->max_ns);
+        } else {
+            kd_json_null(ds);
+        }
+        kd_json_stat(ds, "run", t->run, true, &first);
+        kd_json_stat(ds, "ready", t->ready, false, &first);
+        kd_json_stat(ds, "stopped", t->stop, false, &first);
+
+        kd_ds_put_cstr(ds, ",\"hard_irqs\":[");
+        first_item = true;
+        for (size_t j = 0; j < t->n_hardirqs; j++) {
+            const struct kd_hardirq_entry *e = &t->hardirqs[j];
+            char name[KD_IRQ_NAME_LEN + 1];
+
+            snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
+            kd_json_next(ds, &first_item);
+            kd_ds_put_cstr(ds, "{\"name\":");
+            kd_json_string(ds, name);
+            kd_ds_put_format(ds, ",\"count\":%" PRIu64 ",\"total_ns\":%"
+                             PRIu64 ",\"max_ns\":%" PRIu64 "}",
+                             e->stat.count, e->stat.total_ns,
+                             e->stat.max_ns);
+        }
+        kd_ds_put_cstr(ds, "],\"soft_irqs\":[");
+        first_item = true;
+        for (size_t j = 0; j < t->n_softirqs; j++) {
+            const struct kd_softirq_entry *e = &t->softirqs[j];
+
+            kd_json_next(ds, &first_item);
+            kd_ds_put_cstr(ds, "{\"name\":");
+            kd_json_string(ds, kd_softirq_name(e->key.vec, buf, sizeof buf));
+            kd_ds_put_format(ds, ",\"vector\":%" PRIu32 ",\"count\":%" PRIu64
+                             ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+                             "}", e->key.vec, e->stat.count,
+                             e->stat.total_ns, e->stat.max_ns);
+        }
+        kd_ds_put_cstr(ds, "]}");
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+void
+kd_report_json_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
+                       size_t n, uint64_t window_ns)
+{
+    bool first = true;
+
+    kd_ds_put_format(ds, "{\"window_ns\":%" PRIu64 ",\"threads\":[",
+                     window_ns);
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_summary_row *r = &rows[i];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", r->tid);
+        kd_json_string(ds, r->name);
+        kd_ds_put_format(ds, ",\"run_ns\":%" PRIu64 ",\"ready_ns\":%" PRIu64
+                         ",\"stopped_ns\":%" PRIu64 ",\"hard_irq_ns\":%"
+                         PRIu64 ",\"soft_irq_ns\":%" PRIu64
+                         ",\"syscalls_but_poll_ns\":%" PRIu64
+                         ",\"longest_ready_ns\":%" PRIu64 "}", r->run_ns,
+                         r->ready_ns, r->stop_ns, r->hardirq_ns,
+                         r->softirq_ns, r->syscall_ns, r->max_ready_ns);
+    }
+    kd_ds_put_cstr(ds, "],\"worst\":");
+    if (n && rows[0].ready_ns) {
+        kd_ds_put_format(ds, "%" PRIu32, rows[0].tid);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_ds_put_char(ds, '}');
+}
+
+void
+kd_report_json_upcalls(struct kd_ds *ds,
+                       const struct kd_upcall_entry *entries, size_t n,
+                       int n_cpus)
+{
+    bool first = true;
+
+    if (!n) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_cstr(ds, "{\"by_errno\":[");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = entries[i].key && entries[i].key < 4096
+                           ? strerrorname_np(entries[i].key) : NULL;
+        bool first_cpu = true;
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"errno\":%" PRIu64 ",\"name\":",
+                         entries[i].key);
+        if (name) {
+            kd_json_string(ds, name);
+        } else {
+            kd_json_null(ds);
+        }
+        kd_ds_put_cstr(ds, ",\"per_cpu\":[");
+        for (int cpu = 0; cpu < n_cpus; cpu++) {
+            kd_json_next(ds, &first_cpu);
+            kd_json_u64(ds, entries[i].per_cpu[cpu]);
+        }
+        kd_ds_put_cstr(ds, "]}");
+    }
+    kd_ds_put_cstr(ds, "]}");
 }

@@ -40,6 +40,36 @@ void kd_report_sample(struct kd_ds *, const struct kd_sample *);
 void kd_report_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
                        size_t n, int n_cpus);
 
+/* Where one thread's time went during a sample (--summary). */
+struct kd_summary_row {
+    uint32_t tid;
+    const char *name;
+    uint64_t run_ns;
+    uint64_t ready_ns;
+    uint64_t stop_ns;
+    uint64_t hardirq_ns;
+    uint64_t softirq_ns;
+    uint64_t syscall_ns;        /* Syscalls other than poll(). */
+    uint64_t max_ready_ns;      /* The longest run-queue wait. */
+};
+
+/* Fills 'rows' (sample->n_threads of them) from the grouped 'sample',
+ * sorted by decreasing run-queue wait, then name. */
+void kd_summary_compute(const struct kd_sample *, struct kd_summary_row *);
+
+/* The summary table of a sample window of 'window_ns', and the line naming
+ * the thread that waited longest in the run queue. */
+void kd_report_summary(struct kd_ds *, const struct kd_summary_row *,
+                       size_t n, uint64_t window_ns);
+
+/* JSON forms: an array of the threads and their sections, the summary
+ * rows, and the upcall statistics (or null). */
+void kd_report_json_threads(struct kd_ds *, const struct kd_sample *);
+void kd_report_json_summary(struct kd_ds *, const struct kd_summary_row *,
+                            size_t n, uint64_t window_ns);
+void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
+                            size_t n, int n_cpus);
+
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);
 

@@ -5,6 +5,7 @@
 
 #include "sample.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,64 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
 
     kd_qsort(sample->threads, sample->n_threads, sizeof *sample->threads,
              kd_thread_cmp);
+}
+
+int
+kd_thread_filter_init(struct kd_thread_filter *f, const char *regex,
+                      const unsigned int *tids, size_t n_tids)
+{
+    memset(f, 0, sizeof *f);
+    f->tids = tids;
+    f->n_tids = n_tids;
+    if (regex) {
+        if (regcomp(&f->regex, regex, REG_EXTENDED | REG_NOSUB)) {
+            return EINVAL;
+        }
+        f->has_regex = true;
+    }
+    return 0;
+}
+
+void
+kd_thread_filter_destroy(struct kd_thread_filter *f)
+{
+    if (f->has_regex) {
+        regfree(&f->regex);
+        f->has_regex = false;
+    }
+}
+
+bool
+kd_thread_filter_match(const struct kd_thread_filter *f, uint32_t tid,
+                       const char *name)
+{
+    if (!f->has_regex && !f->n_tids) {
+        return true;
+    }
+    for (size_t i = 0; i < f->n_tids; i++) {
+        if (f->tids[i] == tid) {
+            return true;
+        }
+    }
+    return f->has_regex && !regexec(&f->regex, name, 0, NULL, 0);
+}
+
+void
+kd_sample_filter(struct kd_sample *sample,
+                 const struct kd_thread_filter *filter)
+{
+    size_t kept = 0;
+
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        struct kd_thread *t = &sample->threads[i];
+
+        if (kd_thread_filter_match(filter, t->tid, t->name)) {
+            sample->threads[kept++] = *t;
+        } else {
+            free(t->name);
+        }
+    }
+    sample->n_threads = kept;
 }
 
 const char *

@@ -6,6 +6,8 @@
 #ifndef KD_SAMPLE_H
 #define KD_SAMPLE_H 1
 
+#include <regex.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -129,6 +131,26 @@ typedef char *kd_thread_name_fn(uint32_t pid, uint32_t tid, void *aux);
  * program recorded when the thread exited, else "<unknown:PID/TID>". */
 void kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
                      void *aux);
+
+/* Which threads to report: those whose name matches 'regex' or whose tid
+ * is listed; all when there is neither. */
+struct kd_thread_filter {
+    bool has_regex;
+    regex_t regex;
+    const unsigned int *tids;
+    size_t n_tids;
+};
+
+/* Compiles 'regex' (POSIX extended, may be NULL).  Returns 0 or EINVAL. */
+int kd_thread_filter_init(struct kd_thread_filter *, const char *regex,
+                          const unsigned int *tids, size_t n_tids);
+void kd_thread_filter_destroy(struct kd_thread_filter *);
+bool kd_thread_filter_match(const struct kd_thread_filter *, uint32_t tid,
+                            const char *name);
+
+/* Drops the threads of the grouped 'sample' that 'filter' does not keep;
+ * the numbers of the others do not change. */
+void kd_sample_filter(struct kd_sample *, const struct kd_thread_filter *);
 
 /* The name of thread 'tid' in the grouped 'sample', or NULL. */
 const char *kd_sample_thread_name(const struct kd_sample *, uint32_t tid);
