@@ -38,41 +38,45 @@ const struct kd_options kd_options_defaults = {
     .max_threads = 8192,
 };
 
-/* The options, in the reference's order.  ARG is NONE, REQUIRED or
- * OPTIONAL (the reference's nargs="?", which takes the next word when it
- * does not look like an option). */
+/* The options, in the reference's order, then ours.  ARG is NONE,
+ * REQUIRED or OPTIONAL (the reference's nargs="?", which takes the next
+ * word when it does not look like an option).  REF is true for the
+ * reference's own options. */
 #define KD_OPTIONS                                                      \
-    KD_OPTION(HELP, 'h', "help", NONE, NULL)                            \
-    KD_OPTION(DEBUG, 'D', "debug", OPTIONAL, "DEBUG")                   \
-    KD_OPTION(PID, 'p', "pid", REQUIRED, "VSWITCHD_PID")                \
+    KD_OPTION(HELP, 'h', "help", NONE, NULL, true)                      \
+    KD_OPTION(DEBUG, 'D', "debug", OPTIONAL, "DEBUG", true)             \
+    KD_OPTION(PID, 'p', "pid", REQUIRED, "VSWITCHD_PID", true)          \
     KD_OPTION(SYSCALL_EVENTS, 's', "syscall-events", OPTIONAL,          \
-              "DURATION_NS")                                            \
+              "DURATION_NS", true)                                      \
     KD_OPTION(BUFFER_PAGE_COUNT, 0, "buffer-page-count", REQUIRED,      \
-              "NUMBER")                                                 \
-    KD_OPTION(SAMPLE_COUNT, 0, "sample-count", REQUIRED, "RUNS")        \
+              "NUMBER", true)                                           \
+    KD_OPTION(SAMPLE_COUNT, 0, "sample-count", REQUIRED, "RUNS", true)  \
     KD_OPTION(SAMPLE_INTERVAL, 0, "sample-interval", REQUIRED,          \
-              "SECONDS")                                                \
-    KD_OPTION(SAMPLE_TIME, 0, "sample-time", REQUIRED, "SECONDS")       \
-    KD_OPTION(SKIP_SYSCALL_POLL_EVENTS, 0, "skip-syscall-poll-events",  \
-              NONE, NULL)                                               \
-    KD_OPTION(SKIP_UPCALL_STATS, 0, "skip-upcall-stats", NONE, NULL)    \
+              "SECONDS", true)                                          \
+    KD_OPTION(SAMPLE_TIME, 0, "sample-time", REQUIRED, "SECONDS", true) \
+    KD_OPTION(SKIP_SYSCALL_POLL_EVENTS, 0, "skip-syscall-poll-events", NONE, \
+              NULL, true)                                               \
+    KD_OPTION(SKIP_UPCALL_STATS, 0, "skip-upcall-stats", NONE,          \
+              NULL, true)                                               \
     KD_OPTION(STACK_TRACE_SIZE, 0, "stack-trace-size", REQUIRED,        \
-              "STACK_TRACE_SIZE")                                       \
-    KD_OPTION(START_TRIGGER, 0, "start-trigger", REQUIRED, "TRIGGER")   \
-    KD_OPTION(STOP_TRIGGER, 0, "stop-trigger", REQUIRED, "TRIGGER")     \
+              "STACK_TRACE_SIZE", true)                                 \
+    KD_OPTION(START_TRIGGER, 0, "start-trigger", REQUIRED,              \
+              "TRIGGER", true)                                          \
+    KD_OPTION(STOP_TRIGGER, 0, "stop-trigger", REQUIRED,                \
+              "TRIGGER", true)                                          \
     KD_OPTION(TRIGGER_DELTA, 0, "trigger-delta", OPTIONAL,              \
-              "DURATION_NS")                                            \
-    KD_OPTION(MAX_THREADS, 0, "max-threads", REQUIRED, "NUMBER")        \
-    KD_OPTION(THREAD, 0, "thread", REQUIRED, "REGEX")                   \
-    KD_OPTION(TID, 0, "tid", REQUIRED, "TID[,TID...]")                  \
-    KD_OPTION(SUMMARY, 0, "summary", NONE, NULL)                        \
-    KD_OPTION(HISTOGRAM, 0, "histogram", NONE, NULL)                    \
-    KD_OPTION(JSON, 0, "json", NONE, NULL)                              \
-    KD_OPTION(LIST_PROBES, 0, "list-probes", NONE, NULL)                \
-    KD_OPTION(VERSION, 0, "version", NONE, NULL)
+              "DURATION_NS", true)                                      \
+    KD_OPTION(MAX_THREADS, 0, "max-threads", REQUIRED, "NUMBER", false) \
+    KD_OPTION(THREAD, 0, "thread", REQUIRED, "REGEX", false)            \
+    KD_OPTION(TID, 0, "tid", REQUIRED, "TID[,TID...]", false)           \
+    KD_OPTION(SUMMARY, 0, "summary", NONE, NULL, false)                 \
+    KD_OPTION(HISTOGRAM, 0, "histogram", NONE, NULL, false)             \
+    KD_OPTION(JSON, 0, "json", NONE, NULL, false)                       \
+    KD_OPTION(LIST_PROBES, 0, "list-probes", NONE, NULL, false)         \
+    KD_OPTION(VERSION, 0, "version", NONE, NULL, false)
 
 enum kd_option_id {
-#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR) KD_OPT_##ID,
+#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR, REF) KD_OPT_##ID,
     KD_OPTIONS
 #undef KD_OPTION
     KD_N_OPTIONS
@@ -90,11 +94,12 @@ struct kd_option_def {
     const char *long_name;
     enum kd_option_arg arg;
     const char *metavar;
+    bool ref;               /* One of the reference's options. */
 };
 
 static const struct kd_option_def kd_option_defs[] = {
-#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR) \
-    { KD_OPT_##ID, SHORT, LONG, KD_ARG_##ARG, METAVAR },
+#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR, REF) \
+    { KD_OPT_##ID, SHORT, LONG, KD_ARG_##ARG, METAVAR, REF },
     KD_OPTIONS
 #undef KD_OPTION
 };
@@ -544,15 +549,19 @@ kd_looks_like_option(const char *s)
 }
 
 /* Finds a long option by its name or, as argparse does, by an unambiguous
- * prefix of it.  Returns NULL when there is none, and then sets '*status'
- * to an exit status if the name was ambiguous (reporting it). */
+ * prefix of it.  A prefix that is ambiguous only because of our own
+ * options means the one reference option it matches, so that every
+ * abbreviation the reference accepts keeps its meaning ("--t" is still
+ * --trigger-delta, "--h" still --help).  Returns NULL when there is none,
+ * and then sets '*status' to an exit status if the name was ambiguous
+ * (reporting it). */
 static const struct kd_option_def *
 kd_find_long(const char *name, size_t len, const char *word, FILE *err,
              int *status)
 {
-    const struct kd_option_def *found = NULL;
+    const struct kd_option_def *found = NULL, *found_ref = NULL;
     struct kd_ds matches = KD_DS_EMPTY_INITIALIZER;
-    int n = 0;
+    int n = 0, n_ref = 0;
 
     for (size_t i = 0; i < KD_ARRAY_SIZE(kd_option_defs); i++) {
         const struct kd_option_def *def = &kd_option_defs[i];
@@ -567,9 +576,15 @@ kd_find_long(const char *name, size_t len, const char *word, FILE *err,
                              def->long_name);
             found = def;
             n++;
+            if (def->ref) {
+                found_ref = def;
+                n_ref++;
+            }
         }
     }
-    if (n > 1) {
+    if (n > 1 && n_ref == 1) {
+        found = found_ref;
+    } else if (n > 1) {
         *status = kd_usage_error(err, "ambiguous option: %s could match %s",
                                  word, kd_ds_cstr(&matches));
         found = NULL;

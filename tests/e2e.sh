@@ -46,7 +46,8 @@ trigger_trace trigger_start_only trigger_stop_only trigger_delta \
 trigger_interrupt trigger_errors events_threshold events_skip_poll \
 events_no_stacks events_full_rate events_drops upcall_note map_full \
 target_exit target_exit_waiting signals signal_during_compile kill9 \
-stale_probe tid_as_pid long_run autodetect}
+stale_probe tid_as_pid long_run json json_names filters summary \
+list_probes autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
@@ -153,13 +154,20 @@ kd_wait_attached() {
 # fires while the tool still reports the previous sample is not captured at
 # all, and is simply repeated).
 trigger_jobs() {
-    local tag=$1 count=$2 cmd=$3 i j starts ends
+    local tag=$1 count=$2 cmd=$3 i j starts before ends
 
     for ((i = 0; i < 200; i++)); do
         ends=$(grep -c '^# Sample dump\|^# Triggered sample dump' "$KD_OUT")
         ((ends >= count)) && return 0
         kill -0 "$KD_PID" 2>/dev/null || return 0
+        before=$(grep -c '^# Start sampling' "$KD_OUT")
         wl_cmd main "$cmd" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+        # Give the job's sample up to 1 s to show, then wait for its end.
+        for ((j = 0; j < 50; j++)); do
+            (($(grep -c '^# Start sampling' "$KD_OUT") > before)) && break
+            kill -0 "$KD_PID" 2>/dev/null || return 0
+            nap 0.02
+        done
         for ((j = 0; j < 250; j++)); do
             starts=$(grep -c '^# Start sampling' "$KD_OUT")
             ends=$(grep -c '^# Sample dump\|^# Triggered sample dump' \
@@ -882,6 +890,169 @@ scenario_long_run() {
     check_range "$tag: RSS growth from sample 100 to 550 (kB)" -100000 1024 \
                 $((${rss2:-999999} - ${rss1:-0}))
     check_bpf_released $tag
+}
+
+# ---------------------------------------------------------------------------
+# Beyond the reference: --json, --thread/--tid, --summary, --list-probes.
+
+# --json: one valid JSON object per sample, with the same exact numbers as
+# the text report of the same job, events with stacks, and the summary.
+scenario_json() {
+    local tag=json tid=${WL_TID[main:handler1]} out n
+
+    kd_begin json_text 0.8 -p "${WL_PID[main]}" || return
+    wl_cmd main "events 50 2 0" || fail "$tag: job"
+    kd_end
+    check_syscall json_text handler1 "$tid" getppid 50
+
+    # No "# Start sampling" line in JSON: wait until every program is
+    # attached, with a sample long enough for the job.
+    kd_start $tag -p "${WL_PID[main]}" --json --summary -s 2000000 \
+        --sample-time 2
+    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return; }
+    wl_cmd main "events 50 2 0" || fail "$tag: job"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    out=$KD_OUT
+    check_eq "$tag: one line, one sample" 1 "$(wc -l <"$out")"
+    if ! jq -e . "$out" >/dev/null 2>&1; then
+        fail "$tag: output parses as JSON" "" "$(head -c 300 "$out")"
+        return
+    fi
+    pass "$tag: output parses as JSON"
+    check_eq "$tag: version" 1 "$(jq '.version' "$out")"
+    check_eq "$tag: pid" "${WL_PID[main]}" "$(jq '.pid' "$out")"
+    check_eq "$tag: not skipped" false "$(jq '.skipped' "$out")"
+    n=$(jq ".threads[] | select(.tid == $tid) | .syscalls[]
+            | select(.name == \"getppid\") | .count" "$out")
+    # The job may land in the window or not: the run was started early, so
+    # check it did.
+    check_eq "$tag: handler1 getppid count, as in the text report" 50 "$n"
+    check_eq "$tag: handler1 clock_nanosleep count" 2 \
+             "$(jq ".threads[] | select(.tid == $tid) | .syscalls[]
+                    | select(.name == \"clock_nanosleep\") | .count" "$out")"
+    check_eq "$tag: duration = stop - start" \
+             "$(jq '.window.stop_ns - .window.start_ns' "$out")" \
+             "$(jq '.window.duration_ns' "$out")"
+    check_eq "$tag: handler1's 2 slow syscalls as events" 2 \
+             "$(jq "[.syscall_events[] | select(.tid == $tid)] | length" \
+                   "$out")"
+    check_eq "$tag: their user stacks name the workload's function" 2 \
+             "$(jq "[.syscall_events[] | select(.tid == $tid)
+                    | select(any(.user_stack[];
+                                 startswith(\"kd_workload_slow_syscall+\")))]
+                    | length" "$out")"
+    check_eq "$tag: summary ready_ns = READY total of each thread" 0 \
+             "$(jq '[.threads[] as $t | .summary.threads[]
+                     | select(.tid == $t.tid)
+                     | select(.ready_ns != ($t.ready.total_ns // 0))]
+                    | length' "$out")"
+    check_eq "$tag: summary window = sample duration" \
+             "$(jq '.window.duration_ns' "$out")" \
+             "$(jq '.summary.window_ns' "$out")"
+    check_eq "$tag: warnings are fields" 0 \
+             "$(jq '.warnings.events_dropped' "$out")"
+}
+
+# Any thread name stays valid JSON.
+scenario_json_names() {
+    local tag=json_names name
+
+    kd_start $tag -p "${WL_PID[main]}" --json --sample-time 1.5
+    kd_wait_attached 10 || { fail "$tag: kernel_delay starts"; return; }
+    # A quote, a backslash, a control character, UTF-8 and a byte that is
+    # not UTF-8 (the workload splits commands at white space).
+    wl_cmd main $'spawn-exit q"\\\x01\xc3\xa9\xff' || fail "$tag: job"
+    wait_exit "$KD_PID" 30
+    jq -e . "$KD_OUT" >/dev/null 2>&1 \
+        && pass "$tag: parses as JSON" \
+        || fail "$tag: parses" "" "$(head -c 300 "$KD_OUT")"
+    name=$(jq -r '.threads[] | select(.name | startswith("q")) | .name' \
+               "$KD_OUT")
+    # The byte that is not UTF-8 comes back as U+00FF.
+    check_eq "$tag: the name round-trips" $'q"\\\x01\xc3\xa9\xc3\xbf' \
+             "$name"
+}
+
+# --thread and --tid keep exactly the matching threads, numbers unchanged.
+scenario_filters() {
+    local tag=filters pid=${WL_PID[main]} h1=${WL_TID[main:handler1]}
+    local u3=${WL_TID[main:urcu3]}
+
+    kd_begin ${tag}_thread 0.8 -p "$pid" --thread '^handler1$' || return
+    wl_cmd main "syscalls 20 1" || fail "$tag: job"
+    kd_end
+    check_eq "$tag --thread: only handler1" "$h1" "$(r tids)"
+    check_syscall ${tag}_thread handler1 "$h1" getppid 20
+    check_syscall ${tag}_thread handler1 "$h1" clock_nanosleep 1
+
+    kd_begin ${tag}_tid 0.8 -p "$pid" --tid "$u3" || return
+    wl_cmd main "syscalls 20 1" || fail "$tag: job"
+    kd_end
+    check_eq "$tag --tid: nothing else (urcu3 idle, not reported)" "" \
+             "$(r tids)"
+
+    kd_begin ${tag}_both 0.8 -p "$pid" --thread '^handler1$' \
+        --tid "$u3,${WL_PID[main]}" || return
+    wl_cmd main "contend 100 0" || fail "$tag: job"
+    wl_cmd main "syscalls 7 0" || fail "$tag: job"
+    kd_end
+    check_eq "$tag both: handler1, urcu3 and main, no pmd4" \
+             "$(printf '%s\n' "$h1" "$u3" "$pid" | sort -n | xargs)" \
+             "$(printf '%s\n' $(r tids) | sort -n | xargs)"
+    check_syscall ${tag}_both handler1 "$h1" getppid 7
+}
+
+# --summary in text: the table agrees with the sections and the window.
+scenario_summary() {
+    local tag=summary u3=${WL_TID[main:urcu3]} line window ready share
+    local want
+
+    kd_begin $tag 0.8 -p "${WL_PID[main]}" --summary || return
+    wl_cmd main "contend 200 0" || fail "$tag: job"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    # The report, then a blank line and the summary.
+    awk '/^# SUMMARY:/ { exit } { print }' "$KD_OUT" | head -n -1 \
+        >"$KD_OUT.report"
+    if kd_check_layout "$KD_OUT.report" 0.8; then
+        pass "$tag: report layout"
+    else
+        fail "$tag: report layout: $LAYOUT_ERR"
+    fi
+    kd_parse "$KD_OUT.report"
+    window=$(sed -n 's/^# SUMMARY: share of the \([0-9.]*\) ms sample window spent$/\1/p' \
+                 "$KD_OUT")
+    [[ -n $window ]] && pass "$tag: title ($window ms)" \
+                     || fail "$tag: title" "# SUMMARY: ..." ""
+    line=$(awk -v t="$u3" '$1 == t && /%/' "$KD_OUT" | tail -n 1)
+    ready=$(r "$u3.ready.total")
+    share=$(awk '{print $4}' <<<"$line")
+    want=$(awk -v r="${ready:-0}" -v w="${window:-1}" \
+               'BEGIN { printf "%.1f%%", 100 * r / (w * 1e6) }')
+    # The window is printed to 0.1 ms: allow 0.1 point of rounding.
+    awk -v a="${share%\%}" -v b="${want%\%}" \
+        'BEGIN { exit !(a - b <= 0.11 && b - a <= 0.11) }' \
+        && pass "$tag: urcu3 RUN QUEUE share $share = READY total / window" \
+        || fail "$tag: urcu3 RUN QUEUE share" "$want" "$share"
+    grep -q "^# Longest in the run queue: \(urcu3\|pmd4\) " "$KD_OUT" \
+        && pass "$tag: the worst thread is named" \
+        || fail "$tag: worst line" "urcu3 or pmd4" \
+                "$(grep '^# Longest' "$KD_OUT")"
+}
+
+scenario_list_probes() {
+    local tag=list_probes out
+
+    out=$("$KD" -p "${WL_PID[main]}" --list-probes 2>&1)
+    check_eq "$tag: exit status" 0 $?
+    [[ $out == *"kd_workload:job_start ("*"workload, 1 location)"* \
+       && $out == *"kd_workload:job_end ("* ]] \
+        && pass "$tag: lists the workload's probes" \
+        || fail "$tag: lists the workload's probes" "kd_workload:job_start" \
+                "$out"
 }
 
 # ---------------------------------------------------------------------------

@@ -42,6 +42,7 @@
 #include "trigger.h"
 #include "events.h"
 #include "symbols.h"
+#include "json.h"
 #include "util.h"
 
 /* The framework. */
@@ -237,7 +238,10 @@ check_contains(const char *haystack, const char *needle, bool want,
     "[--stop-trigger TRIGGER]\n"                                        \
     "                    [--trigger-delta [DURATION_NS]] "              \
     "[--max-threads NUMBER]\n"                                          \
-    "                    [--version]\n"
+    "                    [--thread REGEX] [--tid TID[,TID...]] "        \
+    "[--summary]\n"                                                     \
+    "                    [--histogram] [--json] [--list-probes] "       \
+    "[--version]\n"
 
 struct parse_result {
     int status;
@@ -2594,6 +2598,170 @@ test_capture_source_events(void)
     free(text);
 }
 
+
+/* Beyond the reference: filters, JSON, summary. */
+
+static void
+test_options_ours(void)
+{
+    struct kd_options o;
+
+    /* Prefixes the reference accepts keep their meaning. */
+    PARSE_OK(&o, "--t", "6", NULL);
+    CHECK_UINT(o.trigger_delta, 6);
+    PARSE_OK(&o, "--th", "^handler", "--ti", "1,22,333", NULL);
+    CHECK_STR(o.thread_regex, "^handler");
+    CHECK_UINT(o.n_tids, 3);
+    if (o.n_tids == 3) {
+        CHECK_UINT(o.tids[0], 1);
+        CHECK_UINT(o.tids[2], 333);
+    }
+    kd_options_destroy(&o);
+    PARSE_OK(&o, "--summary", "--json", "--histogram", "--list-probes",
+             NULL);
+    CHECK(o.summary && o.json && o.histogram && o.list_probes);
+    CHECK_USAGE_ERROR("argument --thread: invalid regular expression: "
+                      "Unmatched ( or \\(", "--thread", "(", NULL);
+    CHECK_USAGE_ERROR("argument --tid: must be a comma-separated list of "
+                      "thread ids", "--tid", "1,,2", NULL);
+    CHECK_USAGE_ERROR("argument --tid: must be an integer", "--tid", "1,x",
+                      NULL);
+    CHECK_USAGE_ERROR("argument --tid: must be nonzero", "--tid", "0",
+                      NULL);
+    CHECK_USAGE_ERROR("ambiguous option: --s could match --syscall-events, "
+                      "--sample-count, --sample-interval, --sample-time, "
+                      "--skip-syscall-poll-events, --skip-upcall-stats, "
+                      "--stack-trace-size, --start-trigger, --stop-trigger, "
+                      "--summary", "--s", "1", NULL);
+}
+
+static void
+test_thread_filter(void)
+{
+    static const unsigned int tids[] = { 42 };
+    struct kd_thread_filter f;
+
+    CHECK_INT(kd_thread_filter_init(&f, NULL, NULL, 0), 0);
+    CHECK(kd_thread_filter_match(&f, 1, "anything"));
+    kd_thread_filter_destroy(&f);
+
+    CHECK_INT(kd_thread_filter_init(&f, "^(handler|revalidator)[0-9]+$",
+                                    tids, 1), 0);
+    CHECK(kd_thread_filter_match(&f, 7, "handler12"));
+    CHECK(kd_thread_filter_match(&f, 7, "revalidator3"));
+    CHECK(!kd_thread_filter_match(&f, 7, "urcu3"));
+    CHECK(kd_thread_filter_match(&f, 42, "urcu3"));
+    kd_thread_filter_destroy(&f);
+
+    CHECK_INT(kd_thread_filter_init(&f, "(", NULL, 0), EINVAL);
+}
+
+static char *
+filter_name(uint32_t pid, uint32_t tid, void *aux)
+{
+    (void) pid;
+    (void) aux;
+    return kd_xasprintf(tid == 1 ? "handler1" : tid == 2 ? "urcu2"
+                        : "revalidator3");
+}
+
+static void
+test_sample_filter(void)
+{
+    struct kd_sample s = { .pid = 1 };
+    struct kd_thread_filter f;
+
+    s.syscalls = kd_xcalloc(3, sizeof *s.syscalls);
+    s.n_syscalls = 3;
+    for (int i = 0; i < 3; i++) {
+        s.syscalls[i].key.tid = i + 1;
+        s.syscalls[i].key.nr = 39;
+        s.syscalls[i].stat.count = 10 * (i + 1);
+    }
+    kd_sample_group(&s, filter_name, NULL);
+    CHECK_UINT(s.n_threads, 3);
+    kd_thread_filter_init(&f, "handler|revalidator", NULL, 0);
+    kd_sample_filter(&s, &f);
+    CHECK_UINT(s.n_threads, 2);
+    if (s.n_threads == 2) {
+        CHECK_STR(s.threads[0].name, "handler1");
+        CHECK_UINT(s.threads[0].syscalls[0].stat.count, 10);
+        CHECK_STR(s.threads[1].name, "revalidator3");
+        CHECK_UINT(s.threads[1].syscalls[0].stat.count, 30);
+    }
+    kd_thread_filter_destroy(&f);
+    kd_sample_clear(&s);
+}
+
+static void
+test_json_string(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_json_string(&ds, "a\"b\\c\nd\te\x01\x7f");
+    CHECK_STR(kd_ds_cstr(&ds), "\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\"");
+    kd_ds_destroy(&ds);
+
+    /* Valid UTF-8 as is; invalid bytes as their Latin-1 code points. */
+    kd_json_string(&ds, "h\xc3\xa9 \xf0\x9f\x98\x80 \xff\xc3(\xed\xa0\x80");
+    CHECK_STR(kd_ds_cstr(&ds), "\"h\xc3\xa9 \xf0\x9f\x98\x80 \\u00ff\\u00c3("
+              "\\u00ed\\u00a0\\u0080\"");
+    kd_ds_destroy(&ds);
+
+    /* Overlong encoding of '/'. */
+    kd_json_string(&ds, "\xc0\xaf");
+    CHECK_STR(kd_ds_cstr(&ds), "\"\\u00c0\\u00af\"");
+    kd_ds_destroy(&ds);
+}
+
+static void
+test_summary(void)
+{
+    struct kd_stat run = { .count = 2, .total_ns = 100000000 };
+    struct kd_stat ready = { .count = 3, .total_ns = 250000000,
+                             .max_ns = 120000000 };
+    struct kd_syscall_entry sys[2] = {
+        { { 1, 7 }, { 5, 400000000, 0, 0 } },       /* poll: left out. */
+        { { 1, 0 }, { 2, 50000000, 0, 0 } },        /* read. */
+    };
+    struct kd_thread threads[2] = {
+        { .tid = 1, .name = "handler1", .syscalls = sys, .n_syscalls = 2,
+          .run = &run },
+        { .tid = 2, .name = "urcu2", .ready = &ready },
+    };
+    struct kd_sample s = { .pid = 1, .threads = threads, .n_threads = 2 };
+    struct kd_summary_row rows[2];
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_summary_compute(&s, rows);
+    CHECK_UINT(rows[0].tid, 2);         /* Longest run-queue wait first. */
+    CHECK_UINT(rows[1].syscall_ns, 50000000);
+    kd_report_summary(&ds, rows, 2, 500000000);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# SUMMARY: share of the 500.0 ms sample window spent\n"
+        "TID        THREAD            ON CPU  RUN QUEUE  STOPPED  HARD IRQ"
+        "  SOFT IRQ  SYSCALLS   LONGEST WAIT ns\n"
+        "         2 urcu2               0.0%      50.0%     0.0%      0.0%"
+        "      0.0%      0.0%       120,000,000\n"
+        "         1 handler1           20.0%       0.0%     0.0%      0.0%"
+        "      0.0%     10.0%                 0\n"
+        "# Longest in the run queue: urcu2 (TID 2), 250,000,000 ns in all "
+        "(50.0% of the window), 120,000,000 ns at most.\n");
+    kd_ds_destroy(&ds);
+
+    kd_report_json_summary(&ds, rows, 2, 500000000);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "{\"window_ns\":500000000,\"threads\":[{\"tid\":2,\"name\":\"urcu2\","
+        "\"run_ns\":0,\"ready_ns\":250000000,\"stopped_ns\":0,"
+        "\"hard_irq_ns\":0,\"soft_irq_ns\":0,\"syscalls_but_poll_ns\":0,"
+        "\"longest_ready_ns\":120000000},{\"tid\":1,\"name\":\"handler1\","
+        "\"run_ns\":100000000,\"ready_ns\":0,\"stopped_ns\":0,"
+        "\"hard_irq_ns\":0,\"soft_irq_ns\":0,"
+        "\"syscalls_but_poll_ns\":50000000,\"longest_ready_ns\":0}],"
+        "\"worst\":2}");
+    kd_ds_destroy(&ds);
+}
+
 struct test {
     const char *name;
     void (*function)(void);
@@ -2661,6 +2829,11 @@ static const struct test tests[] = {
     TEST(test_event_state),
     TEST(test_options_max_threads),
     TEST(test_capture_source_events),
+    TEST(test_options_ours),
+    TEST(test_thread_filter),
+    TEST(test_sample_filter),
+    TEST(test_json_string),
+    TEST(test_summary),
 };
 
 int

@@ -13,8 +13,8 @@ linux-headers-amd64"
 for what in "$@"; do
     case $what in
     build) ;;
-    test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux" ;;
-    reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux \
+    test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq" ;;
+    reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;
     esac
