@@ -14,6 +14,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SBINDIR = $(PREFIX)/sbin
 MANDIR = $(PREFIX)/share/man/man8
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 PKGS = libbcc libbpf libelf
 OPTFLAGS ?= -O2 -g
@@ -99,13 +100,17 @@ demo:
 -include tests/fuzz/fuzz.mk
 
 install: kernel_delay
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR) \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 kernel_delay $(DESTDIR)$(SBINDIR)/kernel_delay
 	install -m 0644 man/kernel_delay.8 $(DESTDIR)$(MANDIR)/kernel_delay.8
+	install -m 0644 completion/kernel_delay \
+		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/kernel_delay \
-		$(DESTDIR)$(MANDIR)/kernel_delay.8
+		$(DESTDIR)$(MANDIR)/kernel_delay.8 \
+		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 clean:
 	rm -rf build kernel_delay $(UNIT_TESTS) tests/workload

@@ -39,6 +39,7 @@ run_suite() {
 }
 
 run_suite unit tests/test_units
+run_suite install tests/test-install.sh
 run_suite e2e tests/e2e.sh ./kernel_delay
 
 echo
