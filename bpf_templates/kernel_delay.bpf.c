@@ -66,8 +66,13 @@ enum kd_map_id {
     KD_MAP_HARDIRQS,
     KD_MAP_SOFTIRQS,
     KD_MAP_NAMES,
+    KD_MAP_HISTS,
     KD_N_MAPS
 };
+
+/* What a histogram entry is of: a syscall number, or one of these. */
+#define KD_HIST_READY       0x10000
+#define KD_HIST_RUN         0x10001
 
 /* Per thread: start times of the intervals in progress. */
 struct kd_tstate {
@@ -117,6 +122,13 @@ struct kd_name {
     char comm[16];
 };
 
+struct kd_hist_key {
+    u32 tid;
+    u32 what;           /* Syscall number, KD_HIST_READY or KD_HIST_RUN. */
+    u32 slot;           /* bpf_log2l() of the value: 0, or 1 + log2. */
+    u32 pad;
+};
+
 struct kd_event {
     u64 ts;             /* Syscalls: the exit time. */
     u32 tid;
@@ -137,6 +149,9 @@ BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, KD_MAX_SYSCALLS);
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(names, u32, struct kd_name, KD_MAX_THREADS);
+#if @WITH_HISTOGRAMS@
+BPF_HASH(hists, struct kd_hist_key, u64, @MAX_HIST_ENTRIES@);
+#endif
 
 #if @WITH_EVENTS@
 BPF_RINGBUF_OUTPUT(events, @BUFFER_PAGE_COUNT@);
@@ -262,6 +277,24 @@ kd_stat_add(struct kd_stat *stat, u64 delta)
     }
 }
 
+/* Counts 'delta' in the log2 histogram of 'what' for thread 'tid'. */
+static __always_inline void
+kd_hist_add(u32 tid, u32 what, u64 delta)
+{
+#if @WITH_HISTOGRAMS@
+    struct kd_hist_key key = { .tid = tid, .what = what,
+                               .slot = bpf_log2l(delta) };
+    u64 zero = 0;
+    u64 *count = hists.lookup_or_try_init(&key, &zero);
+
+    if (count) {
+        __sync_fetch_and_add(count, 1);
+    } else {
+        kd_map_full(KD_MAP_HISTS);
+    }
+#endif
+}
+
 static __always_inline u32
 kd_task_u32(void *task, int offset)
 {
@@ -352,6 +385,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     } else {
         kd_map_full(KD_MAP_SYSCALLS);
     }
+    kd_hist_add(tid, nr, now - st->syscall_ts);
 #if @WITH_SYSCALL_EVENTS@
     kd_syscall_event(ctx, nr, st->syscall_ts, now);
 #endif
@@ -440,6 +474,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
                 if (stats) {
                     kd_stat_add(&stats->run, now - st->run_ts);
                 }
+                kd_hist_add(tid, KD_HIST_RUN, now - st->run_ts);
                 st->run_ts = 0;
             }
         }
@@ -455,6 +490,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
                 if (stats) {
                     kd_stat_add(&stats->ready, now - st->ready_ts);
                 }
+                kd_hist_add(tid, KD_HIST_READY, now - st->ready_ts);
                 st->ready_ts = 0;
             }
             st->run_ts = now;

@@ -37,7 +37,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
                   bool upcalls, char **text, char **error)
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
-    char s_pages[16], s_stacks[16], s_min_ns[32];
+    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16];
     bool start = options->start_trigger != NULL;
     bool stop = options->stop_trigger != NULL;
     bool events = options->syscall_events;
@@ -56,6 +56,8 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
     snprintf(s_irqs, sizeof s_irqs, "%u",
              options->max_threads * KD_IRQS_PER_THREAD);
     snprintf(s_stacks, sizeof s_stacks, "%u", options->stack_trace_size);
+    snprintf(s_hists, sizeof s_hists, "%u",
+             options->max_threads * KD_HISTS_PER_THREAD);
     snprintf(s_min_ns, sizeof s_min_ns, "%lluULL",
              (unsigned long long) options->syscall_events_ns);
 
@@ -80,6 +82,8 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "SKIP_POLL_EVENTS",
           options->skip_syscall_poll_events ? "1" : "0" },
         { "WITH_UPCALL_STATS", upcalls ? "1" : "0" },
+        { "WITH_HISTOGRAMS", options->histogram ? "1" : "0" },
+        { "MAX_HIST_ENTRIES", s_hists },
         { "WITH_START_TRIGGER", start ? "1" : "0" },
         { "WITH_STOP_TRIGGER", stop ? "1" : "0" },
         { "BUFFER_PAGE_COUNT", s_pages },
@@ -179,6 +183,7 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     c->with_stacks = options->syscall_events
                      && options->stack_trace_size > 0;
     c->stack_trace_size = options->stack_trace_size;
+    c->with_histograms = options->histogram;
 
     err = kd_capture_source(options, tgid, &layout,
                             prefix.length ? kd_ds_cstr(&prefix) : NULL,
@@ -446,6 +451,17 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         return err;
     }
     s->names = entries;
+
+    if (c->with_histograms) {
+        l = KD_LAYOUT(sizeof(struct kd_hist_key), struct kd_hist_entry,
+                      count);
+        err = kd_capture_read_map(c, "hists", &l, &entries, &s->n_hists,
+                                  error);
+        if (err) {
+            return err;
+        }
+        s->hists = entries;
+    }
 
     if (c->with_upcalls) {
         err = kd_capture_read_upcalls(c, s, error);

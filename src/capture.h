@@ -21,6 +21,7 @@ struct kd_options;
  * 2 interrupt handlers per thread on average. */
 #define KD_SYSCALLS_PER_THREAD  8
 #define KD_IRQS_PER_THREAD      2
+#define KD_HISTS_PER_THREAD     32
 
 /* Frames in a stack of the stack map (the kernel's PERF_MAX_STACK_DEPTH). */
 #define KD_STACK_DEPTH          127
@@ -38,7 +39,8 @@ struct kd_options;
     KD_MAP_FULL(SYSCALLS, "syscalls") \
     KD_MAP_FULL(HARDIRQS, "hardirqs") \
     KD_MAP_FULL(SOFTIRQS, "softirqs") \
-    KD_MAP_FULL(NAMES, "names")
+    KD_MAP_FULL(NAMES, "names")     \
+    KD_MAP_FULL(HISTS, "hists")
 
 enum kd_full_map {
 #define KD_MAP_FULL(ID, NAME) KD_FULL_##ID,
@@ -65,6 +67,7 @@ struct kd_capture {
     bool with_events;
     bool with_stacks;
     bool with_upcalls;
+    bool with_histograms;
     unsigned int stack_trace_size;
     struct kd_events events;
 };

@@ -107,6 +107,125 @@ kd_put_num(struct kd_ds *ds, uint64_t value, int width)
     kd_put_field(ds, kd_format_thousands(value, buf), width, false, false);
 }
 
+uint64_t
+kd_hist_counts(const struct kd_thread *t, uint32_t what,
+               uint64_t counts[KD_HIST_SLOTS])
+{
+    uint64_t total = 0;
+
+    memset(counts, 0, KD_HIST_SLOTS * sizeof *counts);
+    for (size_t i = 0; i < t->n_hists; i++) {
+        const struct kd_hist_entry *e = &t->hists[i];
+
+        if (e->key.what == what && e->key.slot < KD_HIST_SLOTS) {
+            counts[e->key.slot] += e->count;
+            total += e->count;
+        }
+    }
+    return total;
+}
+
+void
+kd_hist_range(unsigned int slot, uint64_t *low, uint64_t *high)
+{
+    /* Slot 0 (the value 0) is printed with slot 1, as "0 -> 1". */
+    *high = slot ? (slot >= 64 ? UINT64_MAX : (1ull << slot) - 1) : 0;
+    *low = slot > 1 ? 1ull << (slot - 1) : 0;
+}
+
+uint64_t
+kd_hist_percentile(const uint64_t counts[KD_HIST_SLOTS], double p,
+                   uint64_t max)
+{
+    uint64_t total = 0, seen = 0, rank;
+
+    for (int i = 0; i < KD_HIST_SLOTS; i++) {
+        total += counts[i];
+    }
+    if (!total) {
+        return 0;
+    }
+    /* The smallest value with at least p% of the values at or below. */
+    rank = (uint64_t) (p / 100.0 * total + 0.999999);
+    rank = rank ? rank : 1;
+    for (int i = 0; i < KD_HIST_SLOTS; i++) {
+        seen += counts[i];
+        if (seen >= rank) {
+            uint64_t low, high;
+
+            kd_hist_range(i, &low, &high);
+            return max && max < high && max >= low ? max : high;
+        }
+    }
+    return max;
+}
+
+/* bcc's stars: 'val' of 'val_max' on 'width' characters. */
+static void
+kd_hist_stars(struct kd_ds *ds, uint64_t val, uint64_t val_max, int width)
+{
+    int n = val_max ? (int) ((double) width * val / val_max) : 0;
+
+    for (int i = 0; i < width; i++) {
+        kd_ds_put_char(ds, i < n ? '*' : ' ');
+    }
+}
+
+void
+kd_report_hist(struct kd_ds *ds, const uint64_t counts_[KD_HIST_SLOTS],
+               uint64_t max)
+{
+    uint64_t counts[KD_HIST_SLOTS];
+    uint64_t val_max = 0;
+    int idx_max = -1, stars = 40;
+    char a[32], b[32], c[32], d[32];
+    bool wide;
+
+    memcpy(counts, counts_, sizeof counts);
+    counts[1] += counts[0];
+    counts[0] = 0;
+    for (int i = 1; i < KD_HIST_SLOTS; i++) {
+        if (counts[i]) {
+            idx_max = i;
+        }
+        if (counts[i] > val_max) {
+            val_max = counts[i];
+        }
+    }
+    if (idx_max < 1) {
+        return;
+    }
+    wide = idx_max > 32;
+    if (wide) {
+        stars /= 2;
+        kd_ds_put_format(ds, KD_INDENT "               %-29s : count     "
+                         "distribution\n", "ns");
+    } else {
+        kd_ds_put_format(ds, KD_INDENT "     %-19s : count     "
+                         "distribution\n", "ns");
+    }
+    for (int i = 1; i <= idx_max; i++) {
+        uint64_t low, high;
+
+        kd_hist_range(i, &low, &high);
+        kd_ds_put_format(ds, wide ? KD_INDENT "%20" PRIu64 " -> %-20" PRIu64
+                                  " : %-8" PRIu64 " |"
+                                  : KD_INDENT "%10" PRIu64 " -> %-10" PRIu64
+                                  " : %-8" PRIu64 " |", low, high, counts[i]);
+        kd_hist_stars(ds, counts[i], val_max, stars);
+        kd_ds_put_cstr(ds, "|\n");
+    }
+    kd_ds_put_format(ds, KD_INDENT "p50 <= %s ns, p90 <= %s ns, p99 <= %s "
+                     "ns, max %s ns\n",
+                     kd_format_thousands(kd_hist_percentile(counts, 50, max),
+                                         a),
+                     kd_format_thousands(kd_hist_percentile(counts, 90, max),
+                                         b),
+                     kd_format_thousands(kd_hist_percentile(counts, 99, max),
+                                         c),
+                     kd_format_thousands(max, d));
+}
+
 /* The first line of a section after the first: a blank line, the title
  * under the RESOURCE SPECIFIC column, then the column names. */
 static void
@@ -149,6 +268,18 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
         kd_put_num(ds, total_ns, 16);
         kd_ds_put_char(ds, '\n');
     }
+    for (size_t i = 0; t->n_hists && i < t->n_syscalls; i++) {
+        const struct kd_syscall_entry *e = &t->syscalls[i];
+        uint64_t counts[KD_HIST_SLOTS];
+        char name[64];
+
+        if (kd_hist_counts(t, e->key.nr, counts)) {
+            kd_ds_put_format(ds, "\n" KD_INDENT "[SYSCALL LATENCY: %s]\n",
+                             kd_syscall_format(e->key.nr, name,
+                                               sizeof name));
+            kd_report_hist(ds, counts, e->stat.max_ns);
+        }
+    }
 }
 
 /* Up to four number columns, as in "{:10}  {:16,}  {:16,}  {:16,}". */
@@ -162,6 +293,18 @@ kd_put_counts(struct kd_ds *ds, uint64_t count, const uint64_t *values,
         kd_put_num(ds, values[i], 16);
     }
     kd_ds_put_char(ds, '\n');
+}
+
+/* Thread 't''s histogram of 'what', if it has one. */
+static void
+kd_put_hist(struct kd_ds *ds, const struct kd_thread *t, uint32_t what,
+            uint64_t max)
+{
+    uint64_t counts[KD_HIST_SLOTS];
+
+    if (t->n_hists && kd_hist_counts(t, what, counts)) {
+        kd_report_hist(ds, counts, max);
+    }
 }
 
 static void
@@ -184,6 +327,7 @@ kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
                        "SCHED_CNT           TOTAL ns            MIN ns"
                        "            MAX ns");
         kd_put_counts(ds, t->run->count, v, 3);
+        kd_put_hist(ds, t, KD_HIST_RUN, t->run->max_ns);
     }
     if (t->ready) {
         uint64_t v[2] = { t->ready->total_ns, t->ready->max_ns };
@@ -191,6 +335,7 @@ kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
         kd_put_section(ds, "[THREAD READY STATISTICS]",
                        "SCHED_CNT           TOTAL ns            MAX ns");
         kd_put_counts(ds, t->ready->count, v, 2);
+        kd_put_hist(ds, t, KD_HIST_READY, t->ready->max_ns);
     }
     if (t->stop) {
         uint64_t v[2] = { t->stop->total_ns, t->stop->max_ns };
@@ -559,6 +704,74 @@ kd_json_stat(struct kd_ds *ds, const char *key, const struct kd_stat *stat,
     kd_ds_put_format(ds, ",\"max_ns\":%" PRIu64 "}", stat->max_ns);
 }
 
+/* One histogram as {"buckets":[...],"p50_ns":..,...}. */
+static void
+kd_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
+             uint64_t max)
+{
+    bool first = true;
+
+    kd_ds_put_cstr(ds, "{\"buckets\":[");
+    for (int i = 0; i < KD_HIST_SLOTS; i++) {
+        uint64_t low, high;
+
+        if (!counts[i]) {
+            continue;
+        }
+        kd_hist_range(i, &low, &high);
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"low\":%" PRIu64 ",\"high\":%" PRIu64
+                         ",\"count\":%" PRIu64 "}", low, high, counts[i]);
+    }
+    kd_ds_put_format(ds, "],\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+                     ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+                     kd_hist_percentile(counts, 50, max),
+                     kd_hist_percentile(counts, 90, max),
+                     kd_hist_percentile(counts, 99, max), max);
+}
+
+/* A thread's histograms, or null without --histogram. */
+static void
+kd_json_hists(struct kd_ds *ds, const struct kd_thread *t)
+{
+    uint64_t counts[KD_HIST_SLOTS];
+    bool first = true;
+
+    if (!t->n_hists) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_cstr(ds, "{\"syscalls\":[");
+    for (size_t i = 0; i < t->n_syscalls; i++) {
+        const struct kd_syscall_entry *e = &t->syscalls[i];
+        char name[64];
+
+        if (kd_hist_counts(t, e->key.nr, counts)) {
+            kd_json_next(ds, &first);
+            kd_ds_put_cstr(ds, "{\"name\":");
+            kd_json_string(ds, kd_syscall_format(e->key.nr, name,
+                                                 sizeof name));
+            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"histogram\":",
+                             e->key.nr);
+            kd_json_hist(ds, counts, e->stat.max_ns);
+            kd_ds_put_char(ds, '}');
+        }
+    }
+    kd_ds_put_cstr(ds, "],\"ready\":");
+    if (t->ready && kd_hist_counts(t, KD_HIST_READY, counts)) {
+        kd_json_hist(ds, counts, t->ready->max_ns);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_ds_put_cstr(ds, ",\"run\":");
+    if (t->run && kd_hist_counts(t, KD_HIST_RUN, counts)) {
+        kd_json_hist(ds, counts, t->run->max_ns);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_ds_put_char(ds, '}');
+}
+
 void
 kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
 {
@@ -639,7 +852,9 @@ kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
                              "}", e->key.vec, e->stat.count,
                              e->stat.total_ns, e->stat.max_ns);
         }
-        kd_ds_put_cstr(ds, "]}");
+        kd_ds_put_cstr(ds, "],\"histograms\":");
+        kd_json_hists(ds, t);
+        kd_ds_put_char(ds, '}');
     }
     kd_ds_put_char(ds, ']');
 }

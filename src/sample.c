@@ -70,6 +70,18 @@ kd_softirq_cmp(const void *a_, const void *b_)
 }
 
 static int
+kd_hist_cmp(const void *a_, const void *b_)
+{
+    const struct kd_hist_entry *a = a_, *b = b_;
+    int cmp = kd_cmp_u32(a->key.tid, b->key.tid);
+
+    if (!cmp) {
+        cmp = kd_cmp_u32(a->key.what, b->key.what);
+    }
+    return cmp ? cmp : kd_cmp_u32(a->key.slot, b->key.slot);
+}
+
+static int
 kd_name_cmp(const void *a_, const void *b_)
 {
     const struct kd_name_entry *a = a_, *b = b_;
@@ -154,7 +166,7 @@ void
 kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
                 void *aux)
 {
-    struct kd_cursor cursors[4] = {
+    struct kd_cursor cursors[5] = {
         { (const char *) sample->syscalls, sizeof *sample->syscalls,
           sample->n_syscalls, 0 },
         { (const char *) sample->tstats, sizeof *sample->tstats,
@@ -163,6 +175,8 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
           sample->n_hardirqs, 0 },
         { (const char *) sample->softirqs, sizeof *sample->softirqs,
           sample->n_softirqs, 0 },
+        { (const char *) sample->hists, sizeof *sample->hists,
+          sample->n_hists, 0 },
     };
     size_t max_threads;
 
@@ -176,9 +190,12 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
              kd_softirq_cmp);
     kd_qsort(sample->names, sample->n_names, sizeof *sample->names,
              kd_name_cmp);
+    kd_qsort(sample->hists, sample->n_hists, sizeof *sample->hists,
+             kd_hist_cmp);
 
     max_threads = sample->n_syscalls + sample->n_tstats
-                  + sample->n_hardirqs + sample->n_softirqs;
+                  + sample->n_hardirqs + sample->n_softirqs
+                  + sample->n_hists;
     sample->threads = kd_xcalloc(max_threads, sizeof *sample->threads);
     sample->n_threads = 0;
 
@@ -217,6 +234,7 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
         }
         t->hardirqs = kd_cursor_take(&cursors[2], tid, &t->n_hardirqs);
         t->softirqs = kd_cursor_take(&cursors[3], tid, &t->n_softirqs);
+        t->hists = kd_cursor_take(&cursors[4], tid, &t->n_hists);
 
         /* A thread whose only entry is empty has nothing to report. */
         if (!t->n_syscalls && !t->poll && !t->run && !t->ready && !t->stop
@@ -323,6 +341,7 @@ kd_sample_clear(struct kd_sample *sample)
     free(sample->hardirqs);
     free(sample->softirqs);
     free(sample->names);
+    free(sample->hists);
     for (size_t i = 0; i < sample->n_upcalls; i++) {
         free(sample->upcalls[i].per_cpu);
     }

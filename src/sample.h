@@ -50,6 +50,18 @@ struct kd_name {
     char comm[KD_COMM_LEN];
 };
 
+/* Log2 histograms: what they are of, besides syscall numbers. */
+#define KD_HIST_READY       0x10000
+#define KD_HIST_RUN         0x10001
+#define KD_HIST_SLOTS       65
+
+struct kd_hist_key {
+    uint32_t tid;
+    uint32_t what;      /* Syscall number, KD_HIST_READY or KD_HIST_RUN. */
+    uint32_t slot;      /* 0 for 0, else 1 + floor(log2(value)). */
+    uint32_t pad;
+};
+
 /* Map entries, with their keys. */
 struct kd_syscall_entry {
     struct kd_syscall_key key;
@@ -76,6 +88,11 @@ struct kd_name_entry {
     struct kd_name name;
 };
 
+struct kd_hist_entry {
+    struct kd_hist_key key;
+    uint64_t count;
+};
+
 /* Upcall counts per CPU for one key: 0 for successful upcalls, else the
  * errno of failed ones. */
 #define KD_MAX_CPUS 1024
@@ -99,6 +116,8 @@ struct kd_thread {
     size_t n_hardirqs;
     const struct kd_softirq_entry *softirqs;  /* By decreasing total. */
     size_t n_softirqs;
+    const struct kd_hist_entry *hists;  /* By what, then slot. */
+    size_t n_hists;
 };
 
 struct kd_sample {
@@ -114,6 +133,8 @@ struct kd_sample {
     size_t n_softirqs;
     struct kd_name_entry *names;    /* Names of threads that exited. */
     size_t n_names;
+    struct kd_hist_entry *hists;
+    size_t n_hists;
     struct kd_upcall_entry *upcalls;
     size_t n_upcalls;
     int n_cpus;                     /* Of 'upcalls'. */

@@ -47,7 +47,7 @@ trigger_interrupt trigger_errors events_threshold events_skip_poll \
 events_no_stacks events_full_rate events_drops upcall_note map_full \
 target_exit target_exit_waiting signals signal_during_compile kill9 \
 stale_probe tid_as_pid long_run json json_names filters summary \
-list_probes autodetect}
+list_probes histogram autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
@@ -1053,6 +1053,60 @@ scenario_list_probes() {
         && pass "$tag: lists the workload's probes" \
         || fail "$tag: lists the workload's probes" "kd_workload:job_start" \
                 "$out"
+}
+
+# --histogram: bucket counts sum to the exact syscall counts, and to the
+# run and ready counts; percentiles lie inside non-empty buckets.
+scenario_histogram() {
+    local tag=histogram tid=${WL_TID[main:handler1]} out q
+
+    kd_start $tag -p "${WL_PID[main]}" --histogram --json --sample-time 2
+    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return; }
+    wl_cmd main "syscalls 1000 5" || fail "$tag: job"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    out=$KD_OUT
+    q=".threads[] | select(.tid == $tid) | .histograms"
+    check_eq "$tag: getppid buckets sum to 1000" 1000 \
+             "$(jq "$q.syscalls[] | select(.name == \"getppid\")
+                    | [.histogram.buckets[].count] | add" "$out")"
+    check_eq "$tag: the 5 sleeps of 10 ms in one bucket [8388608, 16777215]" \
+             '[{"low":8388608,"high":16777215,"count":5}]' \
+             "$(jq -c "$q.syscalls[] | select(.name == \"clock_nanosleep\")
+                       | .histogram.buckets" "$out")"
+    check_eq "$tag: every syscall histogram sums to its count" 0 \
+             "$(jq "[.threads[] | . as \$t | .histograms.syscalls[]?
+                    | . as \$h | select(([.histogram.buckets[].count] | add)
+                        != (\$t.syscalls[] | select(.number == \$h.number)
+                            | .count))] | length" "$out")"
+    check_eq "$tag: ready and run histograms sum to their counts" 0 \
+             "$(jq '[.threads[] | select(.histograms != null)
+                    | select(((.histograms.ready.buckets // [])
+                              | map(.count) | add // 0)
+                             != (.ready.count // 0)
+                             or ((.histograms.run.buckets // [])
+                                 | map(.count) | add // 0)
+                             != (.run.count // 0))] | length' "$out")"
+    check_eq "$tag: percentiles lie inside non-empty buckets" 0 \
+             "$(jq '[.threads[].histograms | select(. != null)
+                    | (.syscalls[].histogram, .ready, .run)
+                    | select(. != null) | . as $h
+                    | (.p50_ns, .p90_ns, .p99_ns) as $p
+                    | select([$h.buckets[] | select(.low <= $p and
+                                                    $p <= .high)]
+                             | length == 0)] | length' "$out")"
+
+    kd_begin ${tag}_text 0.8 -p "${WL_PID[main]}" --histogram || return
+    wl_cmd main "syscalls 10 1" || fail "$tag: job"
+    wait_exit "$KD_PID" 30
+    grep -q "^$IND\\[SYSCALL LATENCY: getppid\\]$" "$KD_OUT" \
+        && grep -q "^$IND     ns                  : count     distribution$" \
+                   "$KD_OUT" \
+        && grep -q "^${IND}p50 <= " "$KD_OUT" \
+        && pass "$tag: text histograms under their sections" \
+        || fail "$tag: text histograms" "[SYSCALL LATENCY: getppid] ..." \
+                "$(grep -c LATENCY "$KD_OUT") LATENCY lines"
 }
 
 # ---------------------------------------------------------------------------
