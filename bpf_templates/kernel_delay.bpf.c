@@ -349,18 +349,19 @@ RAW_TRACEPOINT_PROBE(sys_enter)
 
 RAW_TRACEPOINT_PROBE(sys_exit)
 {
-    struct kd_syscall_key key = {};
-    struct kd_stat zero = {};
-    struct kd_tstate *st;
-    struct kd_stat *stat;
-    u64 nr = 0;
     u32 tid;
 
+    /* Before anything else: this runs at every syscall of the host. */
     if (!kd_current_captured(&tid)) {
         return 0;
     }
 
+    struct kd_syscall_key key = {};
+    struct kd_stat zero = {};
+    struct kd_tstate *st;
+    struct kd_stat *stat;
     u64 now = bpf_ktime_get_ns();
+    u64 nr = 0;
 
     /* The syscall number as the kernel's syscall_get_nr() sees it. */
     bpf_probe_read_kernel(&nr, sizeof nr,
