@@ -772,13 +772,13 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
     return 0;
 }
 
-int
-main(int argc, char *argv[])
+/* Everything after the command line.  Returns the exit status. */
+static int
+kd_run(struct kd_options *options)
 {
     struct kd_capture capture = { .prog = KD_PROGRAM_INITIALIZER };
     struct kd_trigger start_trigger, stop_trigger;
     struct kd_hook start_hook, stop_hook;
-    struct kd_options options;
     unsigned int tgid;
     struct kd_thread_filter filter;
     struct kd_waiter waiter;
@@ -791,14 +791,9 @@ main(int argc, char *argv[])
     memset(&start_hook, 0, sizeof start_hook);
     memset(&stop_hook, 0, sizeof stop_hook);
 
-    status = kd_options_parse(&options, argc, argv, stdout, stderr);
-    if (status >= 0) {
-        return status;
-    }
-
     /* The target, as the reference finds it. */
-    if (!options.pid) {
-        err = kd_target_find_vswitchd(NULL, &options.pid);
+    if (!options->pid) {
+        err = kd_target_find_vswitchd(NULL, &options->pid);
         if (err == EEXIST) {
             printf("ERROR: Multiple ovs-vswitchd daemons running, use the "
                    "-p option!\n");
@@ -808,16 +803,16 @@ main(int argc, char *argv[])
             return EX_UNAVAILABLE;
         }
     }
-    if (kd_target_resolve(NULL, options.pid, &tgid)) {
-        printf("ERROR: No process with PID %u!\n", options.pid);
+    if (kd_target_resolve(NULL, options->pid, &tgid)) {
+        printf("ERROR: No process with PID %u!\n", options->pid);
         return EX_UNAVAILABLE;
     }
-    if (tgid != options.pid) {
+    if (tgid != options->pid) {
         fprintf(stderr, "kernel_delay: %u is a thread of process %u; "
-                "tracing process %u\n", options.pid, tgid, tgid);
+                "tracing process %u\n", options->pid, tgid, tgid);
     }
 
-    if (options.list_probes) {
+    if (options->list_probes) {
         char *list;
         int n = kd_hook_list_usdt(tgid, &list);
 
@@ -839,23 +834,23 @@ main(int argc, char *argv[])
         printf("ERROR: We need to run as root to attached probes!\n");
         return EX_NOPERM;
     }
-    kd_json_mode = options.json;
-    kd_thread_filter_init(&filter, options.thread_regex, options.tids,
-                          options.n_tids);
+    kd_json_mode = options->json;
+    kd_thread_filter_init(&filter, options->thread_regex, options->tids,
+                          options->n_tids);
 
     kd_waiter_init(&waiter, tgid);
     kd_host_mount_tracefs();
     kd_host_cleanup_stale_probes();
 
-    if (options.start_trigger) {
-        status = kd_setup_trigger(options.start_trigger, true, tgid,
+    if (options->start_trigger) {
+        status = kd_setup_trigger(options->start_trigger, true, tgid,
                                   &start_trigger, &start_hook);
         if (status) {
             goto cleanup;
         }
     }
-    if (options.stop_trigger) {
-        status = kd_setup_trigger(options.stop_trigger, false, tgid,
+    if (options->stop_trigger) {
+        status = kd_setup_trigger(options->stop_trigger, false, tgid,
                                   &stop_trigger, &stop_hook);
         if (status) {
             goto cleanup;
@@ -869,29 +864,41 @@ main(int argc, char *argv[])
         goto cleanup;
     }
 
-    err = kd_capture_open(&capture, &options, tgid,
-                          options.start_trigger ? &start_hook : NULL,
-                          options.stop_trigger ? &stop_hook : NULL, &error);
+    err = kd_capture_open(&capture, options, tgid,
+                          options->start_trigger ? &start_hook : NULL,
+                          options->stop_trigger ? &stop_hook : NULL, &error);
     if (err) {
         printf("ERROR: %s\n", error);
         status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
         goto cleanup;
     }
 
-    status = kd_run_samples(&capture, &options, &filter, &waiter)
+    status = kd_run_samples(&capture, options, &filter, &waiter)
              ? EX_OSERR : EXIT_SUCCESS;
-    kd_print_final_warnings(&capture, &options);
+    kd_print_final_warnings(&capture, options);
 
 cleanup:
     fflush(stdout);
     kd_capture_close(&capture);
     kd_waiter_destroy(&waiter);
     kd_thread_filter_destroy(&filter);
-    kd_options_destroy(&options);
     kd_hook_close(&start_hook);
     kd_hook_close(&stop_hook);
     kd_trigger_destroy(&start_trigger);
     kd_trigger_destroy(&stop_trigger);
     free(error);
+    return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+    struct kd_options options;
+    int status = kd_options_parse(&options, argc, argv, stdout, stderr);
+
+    if (status < 0) {
+        status = kd_run(&options);
+    }
+    kd_options_destroy(&options);
     return status;
 }

@@ -682,5 +682,9 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
                                 kd_ds_cstr(&extras));
     }
     kd_ds_destroy(&extras);
+    if (status >= 0) {
+        /* The caller exits at once: leave nothing to free. */
+        kd_options_destroy(options);
+    }
     return status;
 }

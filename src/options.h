@@ -50,12 +50,13 @@ extern const struct kd_options kd_options_defaults;
 #define KD_MIN_MAX_THREADS    64u
 #define KD_MAX_MAX_THREADS    (1u << 20)
 
-/* Parses 'argv' into 'options' (first set to kd_options_defaults).
+/* Parses 'argv' into 'options' (first set to kd_options_defaults); call
+ * kd_options_destroy() when done with them.
  *
  * Returns -1 when the program should go on, otherwise the exit status the
  * program must exit with right away: 0 after --help or --version (printed
  * on 'out'), 2 after a usage error (printed on 'err' as the reference's
- * argparse does). */
+ * argparse does), and then 'options' holds nothing to free. */
 int kd_options_parse(struct kd_options *options, int argc, char *argv[],
                      FILE *out, FILE *err);
 

@@ -31,21 +31,31 @@ kd_trigger_type_name(enum kd_trigger_type type)
     return type < KD_N_TRIGGER_TYPES ? kd_trigger_types[type].name : "?";
 }
 
+/* Writes the escaped form of byte 'c' into 'tmp'; returns its length. */
+static int
+kd_quote_byte(unsigned char c, char tmp[8])
+{
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+        return snprintf(tmp, 8, "%c", c);
+    }
+    return snprintf(tmp, 8, "\\x%02x", c);
+}
+
 const char *
 kd_trigger_quote(const char *text, char *buf, size_t size)
 {
-    size_t out = 0;
+    const unsigned char *p = (const unsigned char *) text;
+    size_t needed = 0, out = 0;
+    char tmp[8];
 
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++) {
-        char tmp[8];
-        int n;
+    for (; *p; p++) {
+        needed += kd_quote_byte(*p, tmp);
+    }
+    for (p = (const unsigned char *) text; *p; p++) {
+        int n = kd_quote_byte(*p, tmp);
 
-        if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
-            n = snprintf(tmp, sizeof tmp, "%c", *p);
-        } else {
-            n = snprintf(tmp, sizeof tmp, "\\x%02x", *p);
-        }
-        if (out + n + 4 > size) {
+        /* Cut, with "...", only when the whole would not fit. */
+        if (needed + 1 > size && out + n + 4 > size) {
             snprintf(buf + out, size - out, "...");
             return buf;
         }

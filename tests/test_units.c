@@ -2376,6 +2376,11 @@ test_trigger_quote(void)
     CHECK_STR(kd_trigger_quote("a\tb\\", buf, sizeof buf), "a\\x09b\\x5c");
     CHECK_STR(kd_trigger_quote("0123456789abcdef", buf, sizeof buf),
               "0123456789ab...");
+    /* What fits is never cut (found by fuzzing). */
+    CHECK_STR(kd_trigger_quote("0123456789abcde", buf, sizeof buf),
+              "0123456789abcde");
+    CHECK_STR(kd_trigger_quote("0123456789ab", buf, sizeof buf),
+              "0123456789ab");
 }
 
 static void
