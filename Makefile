@@ -84,7 +84,7 @@ e2e: kernel_delay tests/workload
 check:
 	tools/install-deps.sh build test
 	tools/prepare-host.sh
-	$(MAKE) all $(UNIT_TESTS) tests/workload
+	$(MAKE) all $(UNIT_TESTS) tests/workload fuzz-build
 	tools/run-tests.sh
 
 demo:

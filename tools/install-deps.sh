@@ -4,7 +4,8 @@
 #
 # Usage: install-deps.sh [build|test|reference] ...
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
-#   test       build + systemtap-sdt-dev, bpftool (for the tests).
+#   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
+#              sanitizer runtimes (for the tests and the fuzzers).
 #   reference  test + what the reference script needs (for comparisons).
 set -eu
 
@@ -13,7 +14,8 @@ linux-headers-amd64"
 for what in "$@"; do
     case $what in
     build) ;;
-    test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq" ;;
+    test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
+clang libclang-rt-14-dev" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;

@@ -38,9 +38,15 @@ run_suite() {
     fi
 }
 
-run_suite unit tests/test_units
+# "make check SANITIZE=1" (tests/fuzz/fuzz.mk) has the sanitized builds
+# run instead.
+kd_bin=${KD_BIN:-./kernel_delay}
+unit_tests=${KD_UNIT_TESTS:-tests/test_units}
+
+run_suite unit "$unit_tests"
 run_suite install tests/test-install.sh
-run_suite e2e tests/e2e.sh ./kernel_delay
+run_suite fuzz tests/fuzz/run-fuzz.sh 10
+run_suite e2e tests/e2e.sh "$kd_bin"
 
 echo
 echo "$passed passed, $failed failed"

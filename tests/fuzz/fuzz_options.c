@@ -14,11 +14,13 @@
  *  - on -1, every value is within the ranges options.h documents (pid,
  *    debug flags, buffer pages a power of two, sample count, finite
  *    seconds, stack traces, durations, --max-threads when the option
- *    exists) and the triggers point into argv; nothing was printed;
+ *    exists, --tid's list, --thread's regex) and the triggers point into
+ *    argv; nothing was printed;
  *  - on 0, something was printed on 'out' and nothing on 'err';
  *  - on 2, 'err' got "usage: kernel_delay ..." then one
  *    "kernel_delay: error: ..." line, and 'out' nothing;
- *  - argv is left as it was;
+ *  - argv is left as it was; after a status >= 0 nothing is left to free
+ *    (LeakSanitizer), after -1 kd_options_destroy() frees it all;
  *  - kd_parse_u64() on every word agrees with a model of "a plain decimal
  *    number within [min, max]" for several ranges; kd_parse_seconds()
  *    accepts only finite values in range written with digits, signs, '.'
@@ -30,6 +32,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -229,6 +232,25 @@ check_values(const struct kd_options *o, char *argv[], int argc)
                && o->max_threads <= KD_MAX_MAX_THREADS,
                "max_threads %u", o->max_threads);
 #endif
+#ifdef KD_MAX_TIDS
+    FUZZ_CHECK(o->n_tids <= KD_MAX_TIDS, "%zu tids", o->n_tids);
+    FUZZ_CHECK(!o->tids == !o->n_tids, "tids %p but n_tids %zu",
+               (void *) o->tids, o->n_tids);
+    for (size_t i = 0; i < o->n_tids; i++) {
+        FUZZ_CHECK(o->tids[i] >= 1 && o->tids[i] <= KD_MAX_PID, "tid %u",
+                   o->tids[i]);
+    }
+    if (o->thread_regex) {
+        regex_t re;
+
+        FUZZ_CHECK(points_into(o->thread_regex, argv, argc),
+                   "thread_regex does not point into argv");
+        FUZZ_CHECK(!regcomp(&re, o->thread_regex, REG_EXTENDED | REG_NOSUB),
+                   "--thread '%s' accepted but does not compile",
+                   o->thread_regex);
+        regfree(&re);
+    }
+#endif
 }
 
 int
@@ -293,6 +315,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    err_sink.head);
         break;
     }
+
+#ifdef KD_MAX_TIDS
+    /* options.h: after a status >= 0, 'options' holds nothing to free (the
+     * caller exits at once), so only destroy them after -1: LeakSanitizer
+     * reports anything left. */
+    if (status < 0) {
+        kd_options_destroy(&o);
+    }
+#endif
 
     for (int i = 1; i < argc && i <= 16; i++) {
         check_u64(argv[i]);

@@ -153,6 +153,21 @@ OPTIONS = {
                    "--skip-upcall-stats", "--start-trigger", "k:f",
                    "--stop-trigger", "kr:f", "--trigger-delta", "5"],
     "repeated": ["-p", "1", "-p", "2", "-p", "3"],
+    # Beyond the reference (when the parser has them).
+    "tid": ["--tid", "1,2,3"],
+    "tid-replaced": ["--tid", "1,2", "--tid", "3"],
+    "tid-then-error": ["--tid", "1,2", "--pid", "x"],
+    "tid-then-help": ["--tid", "5", "--help"],
+    "tid-bad": ["--tid", "1,,2"],
+    "tid-trailing-comma": ["--tid", "1,"],
+    "tid-zero": ["--tid", "0"],
+    "tid-over": ["--tid", "4194305"],
+    "thread": ["--thread", "^handler[0-9]+$"],
+    "thread-bad": ["--thread", "("],
+    "thread-empty": ["--thread="],
+    "flags": ["--summary", "--histogram", "--json", "--list-probes"],
+    "abbrev-t": ["--t", "5"],
+    "abbrev-h": ["--h"],
 }
 
 TEMPLATE = {

@@ -75,7 +75,7 @@ fuzz_one() {
         pass "$what"
     else
         fail "$what: exit $rc, see $log"
-        grep -E 'invariant broken|ERROR:|SUMMARY:|^  ' "$log" | head -n 20
+        grep -E 'invariant broken|ERROR:|SUMMARY:|^  [^ ]' "$log" | head -n 20
         grep -E '^(artifact_prefix|Test unit written to)' "$log"
     fi
 }
@@ -99,7 +99,7 @@ repro() {
             pass "$name: no longer reproduces"
         else
             fail "$name: still reproduces, see $OUT/repro-$name.log"
-            grep -E 'invariant broken|SUMMARY:|^  ' "$OUT/repro-$name.log" |
+            grep -E 'invariant broken|SUMMARY:|^  [^ ]' "$OUT/repro-$name.log" |
                 head -n 6
         fi
     done

@@ -1,0 +1,46 @@
+# Benchmarks: "make bench" (included by the top Makefile).
+#
+# Builds kernel_delay and the benchmark's own helpers (into bench/build/),
+# installs what the reference kernel_delay.py needs when it is missing,
+# prepares the host (tracefs, debugfs, kernel header links) and runs
+# bench/run.sh, which prints a table of our figures beside the reference's
+# and writes it to bench/results.txt.  The comment at the top of
+# bench/run.sh says what each figure means and how it is measured.
+#
+#   make bench                    everything (about four minutes)
+#   make bench BENCH_ARGS=--quick fewer repetitions (see bench/run.sh -h)
+
+BENCH_HELPERS = bench/build/runcmd bench/build/threads bench/build/spin \
+	bench/build/floor
+BENCH_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNFLAGS)
+BENCH_ARGS ?=
+
+bench/build:
+	mkdir -p bench/build
+
+bench/build/runcmd: bench/runcmd.c | bench/build
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+bench/build/threads: bench/threads.c | bench/build
+	$(CC) $(BENCH_CFLAGS) -pthread -o $@ $<
+
+bench/build/spin: bench/spin.c | bench/build
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+bench/build/floor: bench/floor.c | bench/build
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
+bench-helpers: $(BENCH_HELPERS)
+
+bench:
+	tools/install-deps.sh reference
+	tools/prepare-host.sh
+	$(MAKE) kernel_delay bench-helpers
+	bench/run.sh $(BENCH_ARGS)
+
+bench-clean:
+	rm -rf bench/build
+
+clean: bench-clean
+
+.PHONY: bench bench-helpers bench-clean
