@@ -773,22 +773,38 @@ scenario_signals() {
     done
 }
 
+# kd_wait_handler: waits until the tool catches SIGINT (a background job
+# starts with it ignored, so a signal sent earlier would be lost), while it
+# is still compiling.
+kd_wait_handler() {
+    local i mask
+
+    for ((i = 0; i < 1000; i++)); do
+        mask=$(awk '/^SigCgt:/ { print $2 }' /proc/"$KD_PID"/status \
+               2>/dev/null)
+        [[ -n $mask ]] && (((16#$mask & 2) != 0)) && return 0
+        kill -0 "$KD_PID" 2>/dev/null || return 1
+        nap 0.01
+    done
+    return 1
+}
+
 # While compiling: one SIGINT, and the run ends cleanly before sampling;
 # a second one ends it at once (exit status 128 + 2).
 scenario_signal_during_compile() {
     local tag=signal_compile start end
 
     kd_start $tag -p "${WL_PID[main]}" --sample-time 5
-    nap 0.1
+    kd_wait_handler || { fail "$tag: kernel_delay catches SIGINT"; return; }
     kill -INT "$KD_PID"
-    wait_exit "$KD_PID" 10
+    wait_exit "$KD_PID" 60
     check_eq "$tag: one SIGINT: exit status" 0 "$WAIT_RC"
     check_eq "$tag: one SIGINT: no sample" 0 \
              "$(grep -c '^# Start sampling' "$KD_OUT")"
     check_bpf_released $tag
 
     kd_start ${tag}2 -p "${WL_PID[main]}" --sample-time 5
-    nap 0.1
+    kd_wait_handler || { fail "$tag: kernel_delay catches SIGINT"; return; }
     kill -INT "$KD_PID"
     # Two signals sent at once merge into one pending signal; a person
     # pressing Ctrl-C twice is never that fast.
@@ -862,13 +878,15 @@ scenario_tid_as_pid() {
 
 # Hundreds of triggered samples: memory stays flat.
 scenario_long_run() {
-    local tag=long_run rss1 rss2 n
+    local tag=long_run rss1 rss2 n growth
 
     kd_start $tag -p "${WL_PID[main]}" --start-trigger \
         u:kd_workload:job_start --stop-trigger u:kd_workload:job_end \
         --sample-count 600
     kd_wait_attached || { fail "$tag: kernel_delay attaches"; return; }
-    printf '%s\n' "traced-repeat 2000 2" >&"${WL_CTL[main]}"
+    # Many more jobs than samples: a job fired while a sample is being
+    # reported is not captured, and reports are slow under sanitizers.
+    printf '%s\n' "traced-repeat 6000 2" >&"${WL_CTL[main]}"
     until (($(grep -c '^# Triggered' "$KD_OUT") >= 100)); do
         nap 0.05
         kill -0 "$KD_PID" 2>/dev/null || break
@@ -879,17 +897,18 @@ scenario_long_run() {
         kill -0 "$KD_PID" 2>/dev/null || break
     done
     rss2=$(awk '/^VmRSS/ {print $2}' /proc/"$KD_PID"/status 2>/dev/null)
-    wait_exit "$KD_PID" 60
-    read -r -t 60 -u "${WL_REPLY[main]}" WL_REPLY_LINE
+    wait_exit "$KD_PID" 180
+    read -r -t 120 -u "${WL_REPLY[main]}" WL_REPLY_LINE
     n=$(grep -c '^# Triggered' "$KD_OUT")
     check_eq "$tag: exit status" 0 "$WAIT_RC"
     check_eq "$tag: samples" 600 "$n"
     note "$tag: RSS after 100 samples ${rss1:-?} kB, after 550 ${rss2:-?} kB"
     # Under AddressSanitizer (make check SANITIZE=1), freed memory sits in
     # its quarantine (up to 256 MB), so only a gross leak can be told.
-    check_range "$tag: RSS growth from sample 100 to 550 (kB)" -100000 \
-                $((${KD_SANITIZED:+262144} + 1024)) \
-                $((${rss2:-999999} - ${rss1:-0}))
+    growth=$((${rss2:-999999} - ${rss1:-0}))
+    ((growth < 0)) && growth=0      # It shrank: flat enough.
+    check_range "$tag: RSS growth from sample 100 to 550 (kB)" 0 \
+                $((${KD_SANITIZED:+262144} + 1024)) "$growth"
     check_bpf_released $tag
 }
 
