@@ -379,8 +379,7 @@ stop_proc() {
     untrack "$1"
 }
 
-# The command lines of the two tools.
-OURS=("$KD")
+# The command lines of the two tools (OURS is set below).
 REFCMD=("$PY" "$REF")
 REFCMD_U=("$PY" -u "$REF")
 PIN=(taskset -c "$TOOL_CPU")
@@ -417,16 +416,18 @@ cpu_busy() {
 
 # Other eBPF programs on the syscall hooks (raw tracepoints sys_enter and
 # sys_exit, classic tracepoints raw_syscalls:*) add their cost to every
-# syscall, baseline included: count them.
+# syscall, baseline included: counts those held by processes other than
+# PID $1 (optional), as "bpftool perf show" lists them ("pid 12  fd 5:
+# prog_id 7  raw_tracepoint  sys_enter", or "tracepoint").
 syscall_hooks() {
     if ! command -v bpftool > /dev/null; then
         echo 0
         return
     fi
-    { bpftool link show 2>/dev/null | grep -cE "tp '(sys_enter|sys_exit)'"
-      bpftool perf show 2>/dev/null |
-          grep -cE ' tracepoint +(sys_enter|sys_exit)$'
-    } | awk '{ s += $1 } END { print s + 0 }'
+    bpftool perf show 2>/dev/null | awk -v me="${1:-}" '
+        $1 == "pid" && $NF ~ /^sys_(enter|exit)$/ \
+            && $(NF - 1) ~ /^(raw_)?tracepoint$/ && $2 != me { n++ }
+        END { print n + 0 }'
 }
 
 # Waits, within a total budget of QUIET_BUDGET seconds for the whole run,
@@ -436,6 +437,7 @@ syscall_hooks() {
 # out.  WHY names the step.
 QUIET_BUDGET=${KD_BENCH_QUIET_BUDGET:-45}
 QUIET_WAITED=0
+NOT_QUIET=()
 quiet() {
     local why=$1 start=$EPOCHREALTIME hooks busy
     while :; do
@@ -447,8 +449,10 @@ quiet() {
         fi
         if awk -v w="$QUIET_WAITED" -v s="$start" -v n="$EPOCHREALTIME" \
                 -v q="$QUIET_BUDGET" 'BEGIN { exit !(w + n - s > q) }'; then
-            note "$why: CPUs ${busy}% busy, $hooks other eBPF programs" \
-                 "on the syscall hooks; measured anyway"
+            local what="${busy}%"
+            [ "$hooks" = 0 ] || what+=", $hooks other syscall hooks"
+            NOT_QUIET+=("$why ($what)")
+            log "not quiet: $why ($what); measuring anyway"
             break
         fi
         sleep 2
@@ -460,8 +464,8 @@ log "checking the load"
 HOOKS_BEFORE=$(syscall_hooks)
 BUSY=$(cpu_busy 1)
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
-if awk -v b="$BUSY" 'BEGIN { exit !(b > 15) }'; then
-    note "the machine was ${BUSY}% busy before the run"
+if ! command -v bpftool > /dev/null; then
+    note "no bpftool: other tracers on the syscall hooks go unnoticed"
 fi
 if [ "$HOOKS_BEFORE" != 0 ]; then
     note "$HOOKS_BEFORE other eBPF programs were on the syscall hooks" \
@@ -818,10 +822,14 @@ cost_try() {
         return 1
     fi
     sleep 0.2
-    local hooks_with
-    hooks_with=$(syscall_hooks)
+    # The tracer itself: runcmd's child (taskset has exec'd it).
+    local tracer hooks_own
+    tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
+    hooks_own=$(( $(syscall_hooks) - $(syscall_hooks "$tracer") ))
+    [ "$(syscall_hooks "$tracer")" = 0 ] || disturbed=1
     cost_measure
     local ok=$? with=("${COST[@]}") with_wall=("${COST_WALL[@]}")
+    [ "$(syscall_hooks "$tracer")" = 0 ] || disturbed=1
     kill -INT "$bg" 2>/dev/null
     finish_bg "$bg" "$name"
     if [ $ok != 0 ] || [ "${R_STATUS:-}" != 0 ]; then
@@ -835,8 +843,8 @@ cost_try() {
     V[cost_$key]=$(calc "${V[cost_with_$key]} - ${V[cost_base_$key]}")
     raw "cost $key: baseline ${base[*]} ns/call (wall ${base_wall[*]});" \
         "attached ${with[*]} ns/call (wall ${with_wall[*]});" \
-        "$hooks_with programs on the syscall hooks while" \
-        "attached$([ $disturbed = 1 ] && echo '; DISTURBED by another tracer')"
+        "the tracer's programs on the syscall hooks: $hooks_own$(
+        [ $disturbed = 1 ] && echo '; DISTURBED by another tracer')"
     return $((disturbed * 2))
 }
 
@@ -1042,6 +1050,12 @@ table() {
     want 4 && table_4
     { want 2 || want 5; } && table_5
     echo
+    if [ ${#NOT_QUIET[@]} -gt 0 ]; then
+        echo "note: measured on a busy machine (CPU busy just before, other" \
+             "programs on the syscall hooks): $(printf '%s, ' \
+             "${NOT_QUIET[@]}" | sed 's/, $//')." | fold -s -w 79 |
+             sed 's/ *$//'
+    fi
     for m in "${NOTES[@]}"; do
         echo "note: $m"
     done

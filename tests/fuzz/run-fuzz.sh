@@ -45,25 +45,33 @@ stat() {
 fuzz_one() {
     local t=$1 secs=$2
     local bin=$OUT/fuzz_$t corpus=$OUT/corpus/$t art=$OUT/artifacts/$t
-    local log=$OUT/$t.log rc
+    local log=$OUT/$t.log rc lock
 
     if [ ! -x "$bin" ]; then
         fail "fuzz_$t: $bin is not built (make fuzz-build)"
         return
     fi
     mkdir -p "$corpus" "$art"
+    # One run per target at a time: two would share the log.
+    exec {lock}>"$OUT/$t.lock"
+    if ! flock -n "$lock"; then
+        fail "fuzz_$t: another run of it is in progress ($OUT/$t.lock)"
+        exec {lock}>&-
+        return
+    fi
     cp tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null
     # shellcheck disable=SC2086
     "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
         -rss_limit_mb=2048 -dict=tests/fuzz/dict/"$t".dict \
         -artifact_prefix="$art"/ $FUZZ_ARGS "$corpus" >"$log" 2>&1
     rc=$?
+    exec {lock}>&-
 
     # The last status line: "#N DONE cov: C ft: F corp: U/Sb ...".
     local execs eps last cov ft corp files
     execs=$(stat number_of_executed_units "$log")
     eps=$(stat average_exec_per_sec "$log")
-    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
+    last=$(grep -aE '^#[0-9]+.*cov: ' "$log" | tail -n 1)
     cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
     ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
     corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9]+[kKM]?b).*/\1/p' <<<"$last")
@@ -71,12 +79,12 @@ fuzz_one() {
     local what="fuzz_$t: ${secs}s, ${execs:-?} execs, ${eps:-?} exec/s,"
     what+=" cov ${cov:-?} ft ${ft:-?}, corpus ${corp:-?} ($files files"
     what+=" in $corpus)"
-    if [ "$rc" -eq 0 ] && ! grep -q '^==[0-9]*== *ERROR' "$log"; then
+    if [ "$rc" -eq 0 ] && ! grep -aq '^==[0-9]*== *ERROR' "$log"; then
         pass "$what"
     else
         fail "$what: exit $rc, see $log"
-        grep -E 'invariant broken|ERROR:|SUMMARY:|^  [^ ]' "$log" | head -n 20
-        grep -E '^(artifact_prefix|Test unit written to)' "$log"
+        grep -aE 'invariant broken|ERROR:|SUMMARY:|^  [^ ]' "$log" | head -n 20
+        grep -aE '^(artifact_prefix|Test unit written to)' "$log"
     fi
 }
 
