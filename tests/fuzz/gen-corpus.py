@@ -162,6 +162,8 @@ OPTIONS = {
     "tid-trailing-comma": ["--tid", "1,"],
     "tid-zero": ["--tid", "0"],
     "tid-over": ["--tid", "4194305"],
+    "tid-4096": ["--tid", ",".join(["7"] * 4096)],
+    "tid-4097": ["--tid", ",".join(["7"] * 4097)],
     "thread": ["--thread", "^handler[0-9]+$"],
     "thread-bad": ["--thread", "("],
     "thread-empty": ["--thread="],

@@ -68,7 +68,8 @@ fuzz_one() {
     exec {lock}>&-
 
     # The last status line: "#N DONE cov: C ft: F corp: U/Sb ...".
-    local execs eps last cov ft corp files
+    local execs eps last cov ft corp files took
+    took=$(sed -nE 's/^Done [0-9]+ runs in ([0-9]+) second.*/\1/p' "$log")
     execs=$(stat number_of_executed_units "$log")
     eps=$(stat average_exec_per_sec "$log")
     last=$(grep -aE '^#[0-9]+.*cov: ' "$log" | tail -n 1)
@@ -76,13 +77,15 @@ fuzz_one() {
     ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
     corp=$(sed -nE 's/.* corp: ([0-9]+\/[0-9]+[kKM]?b).*/\1/p' <<<"$last")
     files=$(find "$corpus" -type f | wc -l)
-    local what="fuzz_$t: ${secs}s, ${execs:-?} execs, ${eps:-?} exec/s,"
+    local what="fuzz_$t: ${took:-?}s, ${execs:-?} execs, ${eps:-?} exec/s,"
     what+=" cov ${cov:-?} ft ${ft:-?}, corpus ${corp:-?} ($files files"
     what+=" in $corpus)"
     if [ "$rc" -eq 0 ] && ! grep -aq '^==[0-9]*== *ERROR' "$log"; then
         pass "$what"
     else
-        fail "$what: exit $rc, see $log"
+        # libFuzzer exits 72 when interrupted (SIGINT, SIGTERM).
+        fail "$what: exit $rc$( [ "$rc" -eq 72 ] && echo ' (interrupted)'),\
+ see $log"
         grep -aE 'invariant broken|ERROR:|SUMMARY:|^  [^ ]' "$log" | head -n 20
         grep -aE '^(artifact_prefix|Test unit written to)' "$log"
     fi
