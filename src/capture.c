@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bcc_shim.h"
 #include "maps.h"
 #include "options.h"
 #include "syscalls.h"
@@ -200,8 +201,10 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
         goto cleanup;
     }
     if (options->debug) {
-        fprintf(stderr, "kernel_delay: compiled in %.3f s\n",
-                kd_elapsed(&start));
+        fprintf(stderr, "kernel_delay: compiled in %.3f s (kernel symbol "
+                "check: %s)\n", kd_elapsed(&start),
+                kd_bcc_shim_answered() ? "eBPF helper probe"
+                                       : "libbcc, /proc/kallsyms");
     }
 
     static const struct {

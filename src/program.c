@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bcc_shim.h"
 #include "util.h"
 
 #define KD_RAW_TP_PREFIX "raw_tracepoint__"
@@ -24,8 +25,10 @@ kd_program_compile(struct kd_program *prog, const char *text,
                    unsigned int debug, char **error)
 {
     *error = NULL;
+    kd_bcc_shim_begin();
     prog->module = bpf_module_create_c_from_string(text, debug, NULL, 0,
                                                    true, NULL);
+    kd_bcc_shim_end();
     if (!prog->module) {
         *error = kd_xstrdup("Failed to compile the eBPF program (the "
                             "compiler's messages are above)");

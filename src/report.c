@@ -22,14 +22,18 @@ const char *
 kd_format_thousands(uint64_t value, char buf[32])
 {
     char digits[24];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, value);
-    int out = 0;
+    int n = 0, out = 0;
 
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0) {
+    /* By hand, not snprintf(): a report formats several per thread. */
+    do {
+        digits[n++] = '0' + value % 10;
+        value /= 10;
+    } while (value);
+    while (n) {
+        buf[out++] = digits[--n];
+        if (n && n % 3 == 0) {
             buf[out++] = ',';
         }
-        buf[out++] = digits[i];
     }
     buf[out] = '\0';
     return buf;
@@ -64,15 +68,11 @@ kd_put_field(struct kd_ds *ds, const char *s, int width, bool left,
     int pad = chars < width ? width - chars : 0;
 
     if (!left) {
-        for (int i = 0; i < pad; i++) {
-            kd_ds_put_char(ds, ' ');
-        }
+        kd_ds_put_char_multiple(ds, ' ', pad);
     }
     kd_ds_put_buffer(ds, s, len);
     if (left) {
-        for (int i = 0; i < pad; i++) {
-            kd_ds_put_char(ds, ' ');
-        }
+        kd_ds_put_char_multiple(ds, ' ', pad);
     }
 }
 

@@ -6,9 +6,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void
 kd_out_of_memory(void)
@@ -142,21 +144,38 @@ kd_ds_put_char(struct kd_ds *ds, char c)
 }
 
 void
+kd_ds_put_char_multiple(struct kd_ds *ds, char c, size_t n)
+{
+    kd_ds_reserve(ds, n);
+    memset(ds->string + ds->length, c, n);
+    ds->length += n;
+    ds->string[ds->length] = '\0';
+}
+
+void
 kd_ds_put_format(struct kd_ds *ds, const char *format, ...)
 {
+    size_t available = ds->allocated - ds->length;
     va_list args;
     int needed;
 
+    /* Most lines fit in the space already there: format once. */
     va_start(args, format);
-    needed = vsnprintf(NULL, 0, format, args);
+    needed = vsnprintf(ds->string ? ds->string + ds->length : NULL,
+                       available, format, args);
     va_end(args);
     if (needed < 0) {
+        if (ds->string) {
+            ds->string[ds->length] = '\0';
+        }
         return;
     }
-    kd_ds_reserve(ds, needed);
-    va_start(args, format);
-    vsnprintf(ds->string + ds->length, needed + 1, format, args);
-    va_end(args);
+    if ((size_t) needed >= available) {
+        kd_ds_reserve(ds, needed);
+        va_start(args, format);
+        vsnprintf(ds->string + ds->length, needed + 1, format, args);
+        va_end(args);
+    }
     ds->length += needed;
 }
 
@@ -202,22 +221,35 @@ int
 kd_read_file_line(const char *path, char **line)
 {
     char buf[4096];
-    size_t n;
-    FILE *f;
+    size_t n = 0;
+    int fd;
 
+    /* Plain read(2), no stdio: this runs once per reported thread. */
     *line = NULL;
-    f = fopen(path, "re");
-    if (!f) {
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         return errno;
     }
-    n = fread(buf, 1, sizeof buf - 1, f);
-    if (ferror(f)) {
-        int error = errno ? errno : EIO;
+    while (n < sizeof buf - 1) {
+        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
 
-        fclose(f);
-        return error;
+        if (r < 0) {
+            int error = errno;
+
+            if (error == EINTR) {
+                continue;
+            }
+            close(fd);
+            return error;
+        } else if (!r) {
+            break;
+        }
+        n += r;
+        if (memchr(buf + n - r, '\n', r)) {
+            break;
+        }
     }
-    fclose(f);
+    close(fd);
     buf[n] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     *line = kd_xstrdup(buf);

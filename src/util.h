@@ -42,6 +42,7 @@ void kd_ds_init(struct kd_ds *);
 void kd_ds_put_buffer(struct kd_ds *, const char *, size_t);
 void kd_ds_put_cstr(struct kd_ds *, const char *);
 void kd_ds_put_char(struct kd_ds *, char);
+void kd_ds_put_char_multiple(struct kd_ds *, char, size_t n);
 void kd_ds_put_format(struct kd_ds *, const char *, ...)
     KD_PRINTF_FORMAT(2, 3);
 const char *kd_ds_cstr(struct kd_ds *);

@@ -1305,10 +1305,20 @@ run_with_retry() {
 
 # Capture works at all (and an idle process gives a well-formed report).
 scenario_smoke() {
-    kd_begin smoke 0.3 -p "${WL_PID[main]}" \
+    local how
+    kd_begin smoke 0.3 -p "${WL_PID[main]}" -D 32 \
         || abort "kernel_delay cannot capture here (is eBPF usable?);" \
                  "stopping"
     kd_end
+    # Start-up: libbcc's "is bpf_probe_read_kernel a kernel symbol?" was
+    # answered by the helper probe (src/bcc_shim.c), not from
+    # /proc/kallsyms, and the compile went on as kallsyms would have had it.
+    how=$(sed -nE 's/^kernel_delay: compiled in .*check: (.*)\)$/\1/p' \
+          "$KD_ERR")
+    check_eq "smoke: libbcc's kernel symbol check answered by" \
+             "eBPF helper probe" "$how"
+    check_eq "smoke: /proc/kallsyms has bpf_probe_read_kernel" 1 \
+             "$(grep -c ' bpf_probe_read_kernel$' /proc/kallsyms)"
 }
 
 # Exact syscall counts and durations (handler1).

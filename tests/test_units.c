@@ -2037,6 +2037,80 @@ test_target_find_vswitchd(void)
     free(root);
 }
 
+/* kd_read_file_line(): the first line, without its newline, of at most
+ * 4,095 bytes, however read(2) splits the file. */
+static void
+test_read_file_line(void)
+{
+    char *root = make_proc_root();
+    char big[5000], *path, *line;
+
+    memset(big, 'x', sizeof big);
+    WRITE_LIT(root, "two", "first\nsecond\n");
+    WRITE_LIT(root, "bare", "no newline");
+    WRITE_LIT(root, "empty", "");
+    write_file(root, "big", big, sizeof big);
+
+    path = kd_xasprintf("%s/two", root);
+    CHECK_INT(kd_read_file_line(path, &line), 0);
+    CHECK_STR(line, "first");
+    free(line);
+    free(path);
+
+    path = kd_xasprintf("%s/bare", root);
+    CHECK_INT(kd_read_file_line(path, &line), 0);
+    CHECK_STR(line, "no newline");
+    free(line);
+    free(path);
+
+    path = kd_xasprintf("%s/empty", root);
+    CHECK_INT(kd_read_file_line(path, &line), 0);
+    CHECK_STR(line, "");
+    free(line);
+    free(path);
+
+    path = kd_xasprintf("%s/big", root);
+    CHECK_INT(kd_read_file_line(path, &line), 0);
+    CHECK_UINT(strlen(line), 4095);
+    free(line);
+    free(path);
+
+    path = kd_xasprintf("%s/missing", root);
+    CHECK_INT(kd_read_file_line(path, &line), ENOENT);
+    CHECK(line == NULL);
+    free(path);
+
+    remove_tree(root);
+    free(root);
+}
+
+/* kd_ds_put_format() formats in place when the text fits and grows the
+ * string when it does not, at every length around the boundary. */
+static void
+test_ds_put_format(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    char expected[70000], piece[300];
+    size_t len = 0;
+
+    for (int i = 0; i < 400; i++) {
+        int n = i % 257;
+
+        memset(piece, 'a' + i % 26, n);
+        piece[n] = '\0';
+        kd_ds_put_format(&ds, "%d:%s;", i, piece);
+        len += snprintf(expected + len, sizeof expected - len, "%d:%s;", i,
+                        piece);
+        if (ds.length != len || memcmp(ds.string, expected, len)
+            || ds.string[len]) {
+            break;
+        }
+    }
+    CHECK_UINT(ds.length, len);
+    CHECK_STR(kd_ds_cstr(&ds), expected);
+    kd_ds_destroy(&ds);
+}
+
 static void
 test_target_long_name(void)
 {
@@ -2859,6 +2933,8 @@ static const struct test tests[] = {
     TEST(test_capture_source_values_verbatim),
     TEST(test_syscalls),
     TEST(test_format_thousands),
+    TEST(test_read_file_line),
+    TEST(test_ds_put_format),
     TEST(test_put_field),
     TEST(test_report_timestamp),
 #if defined(__x86_64__)
