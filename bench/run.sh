@@ -84,20 +84,28 @@
 #    otherwise "not supported yet".  Target: no event dropped and every
 #    call reported (events >= calls).
 #
-# 4. Added cost per syscall: bench/build/spin -n 2000000, pinned to CPU 1,
-#    times 2,000,000 syscall(SYS_getppid) with clock_gettime() and prints
+# 4. Added cost per syscall: bench/build/spin -n 500000, pinned to CPU 1,
+#    times 500,000 syscall(SYS_getppid) with clock_gettime() and prints
 #    ns per call, in its own CPU time (CLOCK_THREAD_CPUTIME_ID: the eBPF
 #    programs that run in its syscalls count, time given to other
 #    processes on its CPU does not; the wall-clock figure is in the raw
-#    values); 5 such measurements with nothing attached
-#    (baseline), then 5 with a tracer attached (pinned to CPU 0, sampling
-#    with --sample-time 600, interrupted with SIGINT afterwards), for each
-#    tracer in turn.  Added cost = median with the tracer - median of the
-#    baseline measured just before it.  The syscall hooks are checked
+#    values).  A round takes, for each tracer in turn: 5 such
+#    measurements with nothing attached (baseline), then 5 with the tracer
+#    attached (pinned to CPU 0, sampling with --sample-time 600,
+#    interrupted with SIGINT afterwards).  The round's added cost is the
+#    median with the tracer - the median of the baseline measured just
+#    before it.  7 rounds (3 with --quick), the tracers interleaved: this
+#    VM has slower spells, from a fraction of a second to several seconds
+#    long, in which a syscall costs up to twice as much; interleaving
+#    makes them weigh on every tracer alike, and a round spoilt by one
+#    (a spell that starts between its baseline and its measurement) is
+#    outvoted.  Each figure is the median of its rounds.  The syscall
+#    hooks are checked
 #    (bpftool link/perf) before and after the baseline and after the
 #    tracer has gone: when another process had eBPF programs there, the
-#    measurement is taken again (3 tries, 60 s of retries in all), and a
-#    figure still disturbed shows as "disturbed" and is a failure.
+#    round's measurement is taken again (3 tries, 60 s of retries in all);
+#    a round still disturbed is left out, and a figure with no round left
+#    shows as "disturbed" and is a failure.
 #    Tracers:
 #    (a) ours / the reference tracing another process (the idle target):
 #        the cost a tracer puts on every other process of the host;
@@ -138,7 +146,9 @@ REF_TIMEOUT_1000=240
 REF_TIMEOUT_5000=30
 EV_RUNS_OURS=3
 EV_RUNS_REF=2
-SPIN_COUNT=2000000
+COST_ROUNDS=7       # 4.: rounds over all the tracers, interleaved
+COST_RUNS=5         # 4.: spinner measurements per baseline and per tracer
+SPIN_COUNT=500000
 BURST=0.5
 TOOL_CPU=0
 SPIN_CPU=1
@@ -152,7 +162,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     -q|--quick)
         RUNS=3; REF_RUNS_100=1; REF_TIMEOUT_5000=0
-        EV_RUNS_OURS=2; EV_RUNS_REF=1
+        EV_RUNS_OURS=2; EV_RUNS_REF=1; COST_ROUNDS=3
         ;;
     --only)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-5](,[1-5])*$ ]] || { usage >&2; exit 2; }
@@ -783,12 +793,12 @@ spin_stop
 # ---------------------------------------------------------------------------
 # 4. Added cost per syscall.
 
-# Takes $RUNS measurements from the spinner: ns per call in its CPU time
-# go to COST, in wall time to COST_WALL.
+# Takes $COST_RUNS measurements from the spinner: ns per call in its CPU
+# time go to COST, in wall time to COST_WALL.
 cost_measure() {
     local i
     COST=() COST_WALL=()
-    for i in $(seq "$RUNS"); do
+    for i in $(seq "$COST_RUNS"); do
         spin_ask || return 1
         COST+=("${SPIN_REPLY% *}")
         COST_WALL+=("${SPIN_REPLY#* }")
@@ -796,15 +806,18 @@ cost_measure() {
 }
 
 BASE_ALL=()
-# cost_try KEY READY_REGEX CMD...: baseline, then with CMD attached.
-# Returns 0 when measured, 1 on failure, 2 when another process had eBPF
-# programs on the syscall hooks before or after (the measurement is then
-# kept, but may be retried).
+declare -A ADDED=()     # KEY -> the added cost of each round
+declare -A DISTURBED=() # KEY -> 1 when a round of it was left out
+# cost_try ROUND KEY READY_REGEX CMD...: baseline, then with CMD attached;
+# the difference of the medians is appended to ADDED[KEY].  Returns 0
+# when measured, 1 on failure, 2 when another process had eBPF programs
+# on the syscall hooks before or after (the measurement is then kept, but
+# may be retried).
 cost_try() {
-    local key=$1 ready=$2 name=cost-$1 disturbed=0
-    shift 2
+    local round=$1 key=$2 ready=$3 name=cost-$2-$1 disturbed=0
+    shift 3
     quiet "cost $key"
-    log "4. cost per syscall: baseline, then $key"
+    log "4. cost per syscall, round $round: baseline, then $key"
     [ "$(syscall_hooks)" = 0 ] || disturbed=1
     if ! cost_measure; then
         fail "cost: the spinner failed"
@@ -838,19 +851,20 @@ cost_try() {
     fi
     [ "$(syscall_hooks)" = 0 ] || disturbed=1
     BASE_ALL+=("${base[@]}")
-    V[cost_base_$key]=$(median "${base[@]}")
-    V[cost_with_$key]=$(median "${with[@]}")
-    V[cost_$key]=$(calc "${V[cost_with_$key]} - ${V[cost_base_$key]}")
-    raw "cost $key: baseline ${base[*]} ns/call (wall ${base_wall[*]});" \
-        "attached ${with[*]} ns/call (wall ${with_wall[*]});" \
-        "the tracer's programs on the syscall hooks: $hooks_own$(
+    local added
+    added=$(calc "$(median "${with[@]}") - $(median "${base[@]}")")
+    [ $disturbed = 1 ] || ADDED[$key]+=" $added"
+    raw "cost $key, round $round: baseline ${base[*]} ns/call (wall" \
+        "${base_wall[*]}); attached ${with[*]} ns/call (wall" \
+        "${with_wall[*]}); added $(fmt 1 1 "$added") ns; the tracer's" \
+        "programs on the syscall hooks: $hooks_own$(
         [ $disturbed = 1 ] && echo '; DISTURBED by another tracer')"
     return $((disturbed * 2))
 }
 
-# cost_config KEY READY_REGEX CMD...: cost_try, again while another tracer
-# disturbs it, up to 3 times and within RETRY_BUDGET seconds for the whole
-# run.  A figure still disturbed is shown as such, and is a failure.
+# cost_config ROUND KEY READY_REGEX CMD...: cost_try, again while another
+# tracer disturbs it, up to 3 times and within RETRY_BUDGET seconds for the
+# whole run.
 RETRY_BUDGET=60
 RETRY_SPENT=0
 cost_config() {
@@ -868,23 +882,32 @@ cost_config() {
         fi
         [ $rc = 2 ] || return
     done
-    V[cost_$1]=disturbed
-    fail "cost $1: another process had eBPF programs on the syscall" \
-         "hooks before or after the measurement"
+    DISTURBED[$2]=1
+    note "cost $2, round $1: left out, another process had eBPF programs" \
+         "on the syscall hooks before or after the measurement"
 }
 
+COST_KEYS="floor_raw floor_classic ours_other ref_other ours_target
+    ref_target"
 want 4 && spin_start -n "$SPIN_COUNT"
 if [ -n "$IDLE_PID" ] && want 4; then
-    cost_config floor_raw '^ready' "$B/floor" raw
-    cost_config floor_classic '^ready' "$B/floor" classic
-    cost_config ours_other '^# Start sampling' "${OURS[@]}" -p "$IDLE_PID" \
-        --sample-time 600 --skip-upcall-stats
-    cost_config ref_other '^# Start sampling' "${REFCMD_U[@]}" \
-        -p "$IDLE_PID" --sample-time 600 --skip-upcall-stats
-    cost_config ours_target '^# Start sampling' "${OURS[@]}" \
-        -p "$SPIN_PID" --sample-time 600 --skip-upcall-stats
-    cost_config ref_target '^# Start sampling' "${REFCMD_U[@]}" \
-        -p "$SPIN_PID" --sample-time 600 --skip-upcall-stats
+    # Rounds over all the tracers, so that a slower spell of the machine
+    # (this VM has them, seconds long) weighs on every figure alike.
+    for round in $(seq "$COST_ROUNDS"); do
+        cost_config "$round" floor_raw '^ready' "$B/floor" raw
+        cost_config "$round" floor_classic '^ready' "$B/floor" classic
+        cost_config "$round" ours_other '^# Start sampling' "${OURS[@]}" \
+            -p "$IDLE_PID" --sample-time 600 --skip-upcall-stats
+        cost_config "$round" ref_other '^# Start sampling' \
+            "${REFCMD_U[@]}" -p "$IDLE_PID" --sample-time 600 \
+            --skip-upcall-stats
+        cost_config "$round" ours_target '^# Start sampling' \
+            "${OURS[@]}" -p "$SPIN_PID" --sample-time 600 \
+            --skip-upcall-stats
+        cost_config "$round" ref_target '^# Start sampling' \
+            "${REFCMD_U[@]}" -p "$SPIN_PID" --sample-time 600 \
+            --skip-upcall-stats
+    done
     quiet "cost, final baseline"
     log "4. cost per syscall: final baseline"
     if cost_measure; then
@@ -893,6 +916,19 @@ if [ -n "$IDLE_PID" ] && want 4; then
             "${COST_WALL[*]})"
     fi
     V[cost_base]=$(median "${BASE_ALL[@]}")
+    # Each figure: the median of its rounds; "disturbed" when no round
+    # could be measured without another tracer on the hooks.
+    for key in $COST_KEYS; do
+        # shellcheck disable=SC2086
+        if [ -n "${ADDED[$key]:-}" ]; then
+            V[cost_$key]=$(median ${ADDED[$key]})
+            raw "cost $key: added per round$(printf ' %.1f' \
+                ${ADDED[$key]}) ns, median $(fmt 1 1 "${V[cost_$key]}") ns"
+        elif [ -n "${DISTURBED[$key]:-}" ]; then
+            V[cost_$key]=disturbed
+            fail "cost $key: every round was disturbed by another tracer"
+        fi
+    done
 fi
 spin_stop
 [ -n "$IDLE_PID" ] && stop_proc "$IDLE_PID"
