@@ -84,28 +84,37 @@
 #    otherwise "not supported yet".  Target: no event dropped and every
 #    call reported (events >= calls).
 #
-# 4. Added cost per syscall: bench/build/spin -n 500000, pinned to CPU 1,
-#    times 500,000 syscall(SYS_getppid) with clock_gettime() and prints
-#    ns per call, in its own CPU time (CLOCK_THREAD_CPUTIME_ID: the eBPF
+# 4. Added cost per syscall: bench/build/spin -n 50000 -p 2000, pinned to
+#    CPU 1, on request times 50,000 syscall(SYS_getppid) and prints ns
+#    per call, in its own CPU time (CLOCK_THREAD_CPUTIME_ID: the eBPF
 #    programs that run in its syscalls count, time given to other
-#    processes on its CPU does not; the wall-clock figure is in the raw
-#    values).  A round takes, for each tracer in turn: 5 such
-#    measurements with nothing attached (baseline), then 5 with the tracer
-#    attached (pinned to CPU 0, sampling with --sample-time 600,
-#    interrupted with SIGINT afterwards).  The round's added cost is the
-#    median with the tracer - the median of the baseline measured just
-#    before it.  7 rounds (3 with --quick), the tracers interleaved: this
-#    VM has slower spells, from a fraction of a second to several seconds
-#    long, in which a syscall costs up to twice as much; interleaving
-#    makes them weigh on every tracer alike, and a round spoilt by one
-#    (a spell that starts between its baseline and its measurement) is
-#    outvoted.  Each figure is the median of its rounds.  The syscall
-#    hooks are checked
-#    (bpftool link/perf) before and after the baseline and after the
-#    tracer has gone: when another process had eBPF programs there, the
-#    round's measurement is taken again (3 tries, 60 s of retries in all);
-#    a round still disturbed is left out, and a figure with no round left
-#    shows as "disturbed" and is a failure.
+#    processes on its CPU does not; wall-clock time is printed too), then
+#    times 2,000 page faults, which enter the kernel without a syscall and
+#    so run no syscall hook: how quick the machine is at that moment.
+#    This VM has quick and slow spells, from a fraction of a second to
+#    several seconds long, in which a syscall costs up to 1.5 times as
+#    much, and an attached classic tracepoint twice as much; the page
+#    faults slow down with them, while the syscall hooks do not touch
+#    them.  A round takes, for each tracer in turn: 40 measurements with
+#    nothing attached (baseline), then 40 with the tracer attached (pinned
+#    to CPU 0, sampling with --sample-time 600, interrupted with SIGINT
+#    afterwards).  5 rounds (3 with --quick), the tracers interleaved;
+#    then up to 4 more rounds of each tracer with fewer than 20 quick
+#    measurements (see below).
+#    A measurement is quick when its page faults took at most 1.12 times
+#    the 5th percentile of the figure's.  Each figure is the median per
+#    call with the tracer - the median of the baseline, both over the
+#    quick spells' measurements: the same machine state for every tracer,
+#    whatever spells its own measurements fell in, and the state closest
+#    to a quiet bare-metal machine.  The targets apply to these.  The same
+#    figures over all measurements follow, for information: they depend
+#    on how many of each tracer's measurements fell in slow spells, which
+#    a classic tracepoint suffers more than a raw one.
+#    The syscall hooks are checked (bpftool link/perf) before and after
+#    the baseline and after the tracer has gone: when another process had
+#    eBPF programs there, the round's measurement is taken again (3 tries,
+#    60 s of retries in all); a round still disturbed is left out, and a
+#    figure with no round left shows as "disturbed" and is a failure.
 #    Tracers:
 #    (a) ours / the reference tracing another process (the idle target):
 #        the cost a tracer puts on every other process of the host;
@@ -146,9 +155,10 @@ REF_TIMEOUT_1000=240
 REF_TIMEOUT_5000=30
 EV_RUNS_OURS=3
 EV_RUNS_REF=2
-COST_ROUNDS=7       # 4.: rounds over all the tracers, interleaved
-COST_RUNS=5         # 4.: spinner measurements per baseline and per tracer
-SPIN_COUNT=500000
+COST_ROUNDS=5       # 4.: rounds over all the tracers, interleaved
+COST_RUNS=40        # 4.: spinner measurements per baseline and per tracer
+SPIN_COUNT=50000    # 4.: calls per measurement
+SPIN_PAGES=2000     # 4.: page faults per measurement
 BURST=0.5
 TOOL_CPU=0
 SPIN_CPU=1
@@ -793,26 +803,35 @@ spin_stop
 # ---------------------------------------------------------------------------
 # 4. Added cost per syscall.
 
-# Takes $COST_RUNS measurements from the spinner: ns per call in its CPU
-# time go to COST, in wall time to COST_WALL.
+# Takes $COST_RUNS measurements from the spinner, each "S W F": ns per
+# call in its CPU time, in wall time, and ns per page fault; the triples
+# go to COST, space-separated.
 cost_measure() {
     local i
-    COST=() COST_WALL=()
+    COST=()
     for i in $(seq "$COST_RUNS"); do
         spin_ask || return 1
-        COST+=("${SPIN_REPLY% *}")
-        COST_WALL+=("${SPIN_REPLY#* }")
+        COST+=("$SPIN_REPLY")
     done
 }
 
-BASE_ALL=()
-declare -A ADDED=()     # KEY -> the added cost of each round
+# The Nth field of each triple given.
+field() {
+    local n=$1 t
+    shift
+    for t in "$@"; do
+        set -- $t
+        echo "${!n}"
+    done
+}
+
+BASE_CHUNKS=()          # every baseline triple, all tracers and rounds
+declare -A CHUNKS=()    # KEY -> its triples with the tracer, one a line
 declare -A DISTURBED=() # KEY -> 1 when a round of it was left out
-# cost_try ROUND KEY READY_REGEX CMD...: baseline, then with CMD attached;
-# the difference of the medians is appended to ADDED[KEY].  Returns 0
-# when measured, 1 on failure, 2 when another process had eBPF programs
-# on the syscall hooks before or after (the measurement is then kept, but
-# may be retried).
+# cost_try ROUND KEY READY_REGEX CMD...: baseline, then with CMD attached.
+# Returns 0 when measured, 1 on failure, 2 when another process had eBPF
+# programs on the syscall hooks before or after (the measurement is then
+# left out, but may be retried).
 cost_try() {
     local round=$1 key=$2 ready=$3 name=cost-$2-$1 disturbed=0
     shift 3
@@ -823,7 +842,7 @@ cost_try() {
         fail "cost: the spinner failed"
         return 1
     fi
-    local base=("${COST[@]}") base_wall=("${COST_WALL[@]}")
+    local base=("${COST[@]}")
     [ "$(syscall_hooks)" = 0 ] || disturbed=1
     start_bg "$name" 900 "${PIN[@]}" "$@"
     local bg=$BG_PID
@@ -841,7 +860,7 @@ cost_try() {
     hooks_own=$(( $(syscall_hooks) - $(syscall_hooks "$tracer") ))
     [ "$(syscall_hooks "$tracer")" = 0 ] || disturbed=1
     cost_measure
-    local ok=$? with=("${COST[@]}") with_wall=("${COST_WALL[@]}")
+    local ok=$? with=("${COST[@]}")
     [ "$(syscall_hooks "$tracer")" = 0 ] || disturbed=1
     kill -INT "$bg" 2>/dev/null
     finish_bg "$bg" "$name"
@@ -850,14 +869,15 @@ cost_try() {
         return 1
     fi
     [ "$(syscall_hooks)" = 0 ] || disturbed=1
-    BASE_ALL+=("${base[@]}")
-    local added
-    added=$(calc "$(median "${with[@]}") - $(median "${base[@]}")")
-    [ $disturbed = 1 ] || ADDED[$key]+=" $added"
-    raw "cost $key, round $round: baseline ${base[*]} ns/call (wall" \
-        "${base_wall[*]}); attached ${with[*]} ns/call (wall" \
-        "${with_wall[*]}); added $(fmt 1 1 "$added") ns; the tracer's" \
-        "programs on the syscall hooks: $hooks_own$(
+    if [ $disturbed = 0 ]; then
+        BASE_CHUNKS+=("${base[@]}")
+        CHUNKS[$key]+=$(printf '%s\n' "${with[@]}")$'\n'
+    fi
+    raw "cost $key, round $round: baseline ns/call $(field 1 "${base[@]}" |
+        tr '\n' ' ')(ns/fault $(field 3 "${base[@]}" | tr '\n' ' '| sed \
+        's/ $//')); attached ns/call $(field 1 "${with[@]}" | tr '\n' ' ')" \
+        "(ns/fault $(field 3 "${with[@]}" | tr '\n' ' ' | sed 's/ $//'));" \
+        "the tracer's programs on the syscall hooks: $hooks_own$(
         [ $disturbed = 1 ] && echo '; DISTURBED by another tracer')"
     return $((disturbed * 2))
 }
@@ -887,48 +907,137 @@ cost_config() {
          "on the syscall hooks before or after the measurement"
 }
 
+# cost_figures < "TAG S W F" lines (TAG: base or a tracer): for each TAG,
+# "TAG QUICK ALL NQ N": the median ns per call of its measurements made
+# in the machine's quick spells, of all its measurements, and how many of
+# its N measurements were quick ("-" for a median of fewer than
+# QUICK_MIN, 20).  A measurement is quick when its page faults took at most
+# QUICK_FACTOR times the 5th percentile of the whole figure's.  The first
+# line is "share QUICK_SHARE", the share of quick measurements.
+cost_figures() {
+    awk -v factor="$QUICK_FACTOR" -v qmin="$QUICK_MIN" '
+    function med(list, n,    a, i, j, t) {
+        if (n < qmin) { return "-" }
+        split(list, a, " ")
+        for (i = 2; i <= n; i++) {
+            t = a[i] + 0
+            for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) { a[j + 1] = a[j] }
+            a[j + 1] = t
+        }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    NF == 4 {
+        tag[NR] = $1; s[NR] = $2; f[NR] = $4; fs[NR] = $4 + 0
+        if (!($1 in seen)) { seen[$1] = 1; order[++ntags] = $1 }
+    }
+    END {
+        # The quickest page faults: the 5th percentile, which one odd
+        # measurement cannot move.
+        for (i = 2; i <= NR; i++) {
+            t = fs[i]
+            for (j = i - 1; j >= 1 && fs[j] > t; j--) { fs[j + 1] = fs[j] }
+            fs[j + 1] = t
+        }
+        lim = fs[int((NR - 1) * 0.05) + 1] * factor
+        for (i = 1; i <= NR; i++) {
+            all[tag[i]] = all[tag[i]] " " s[i]; n[tag[i]]++
+            if (f[i] <= lim) {
+                quick[tag[i]] = quick[tag[i]] " " s[i]; nq[tag[i]]++; q++
+            }
+        }
+        printf "share %.4f\n", q / NR
+        for (t = 1; t <= ntags; t++) {
+            k = order[t]
+            printf "%s %s %s %d %d\n", k, med(quick[k], nq[k] + 0),
+                   med(all[k], n[k]), nq[k], n[k]
+        }
+    }'
+}
+
+# Every measurement so far, as "TAG S W F" lines for cost_figures.
+cost_chunks() {
+    local key
+    printf 'base %s\n' "${BASE_CHUNKS[@]}"
+    for key in $COST_KEYS; do
+        [ -n "${CHUNKS[$key]:-}" ] || continue
+        sed "/./s/^/$key /" <<<"${CHUNKS[$key]}"
+    done
+}
+
+# cost_key ROUND KEY: one round of tracer KEY.
+cost_key() {
+    case $2 in
+    floor_raw) cost_config "$1" "$2" '^ready' "$B/floor" raw ;;
+    floor_classic) cost_config "$1" "$2" '^ready' "$B/floor" classic ;;
+    ours_other) cost_config "$1" "$2" '^# Start sampling' "${OURS[@]}" \
+        -p "$IDLE_PID" --sample-time 600 --skip-upcall-stats ;;
+    ref_other) cost_config "$1" "$2" '^# Start sampling' \
+        "${REFCMD_U[@]}" -p "$IDLE_PID" --sample-time 600 \
+        --skip-upcall-stats ;;
+    ours_target) cost_config "$1" "$2" '^# Start sampling' "${OURS[@]}" \
+        -p "$SPIN_PID" --sample-time 600 --skip-upcall-stats ;;
+    ref_target) cost_config "$1" "$2" '^# Start sampling' \
+        "${REFCMD_U[@]}" -p "$SPIN_PID" --sample-time 600 \
+        --skip-upcall-stats ;;
+    esac
+}
+
+QUICK_FACTOR=1.12
+QUICK_MIN=20
+COST_EXTRA=4
 COST_KEYS="floor_raw floor_classic ours_other ref_other ours_target
     ref_target"
-want 4 && spin_start -n "$SPIN_COUNT"
+want 4 && spin_start -n "$SPIN_COUNT" -p "$SPIN_PAGES"
 if [ -n "$IDLE_PID" ] && want 4; then
-    # Rounds over all the tracers, so that a slower spell of the machine
-    # (this VM has them, seconds long) weighs on every figure alike.
+    # Rounds over all the tracers, so that every tracer meets the
+    # machine's quick and slow spells.
     for round in $(seq "$COST_ROUNDS"); do
-        cost_config "$round" floor_raw '^ready' "$B/floor" raw
-        cost_config "$round" floor_classic '^ready' "$B/floor" classic
-        cost_config "$round" ours_other '^# Start sampling' "${OURS[@]}" \
-            -p "$IDLE_PID" --sample-time 600 --skip-upcall-stats
-        cost_config "$round" ref_other '^# Start sampling' \
-            "${REFCMD_U[@]}" -p "$IDLE_PID" --sample-time 600 \
-            --skip-upcall-stats
-        cost_config "$round" ours_target '^# Start sampling' \
-            "${OURS[@]}" -p "$SPIN_PID" --sample-time 600 \
-            --skip-upcall-stats
-        cost_config "$round" ref_target '^# Start sampling' \
-            "${REFCMD_U[@]}" -p "$SPIN_PID" --sample-time 600 \
-            --skip-upcall-stats
+        for key in $COST_KEYS; do
+            cost_key "$round" "$key"
+        done
     done
-    quiet "cost, final baseline"
-    log "4. cost per syscall: final baseline"
-    if cost_measure; then
-        BASE_ALL+=("${COST[@]}")
-        raw "cost final baseline: ${COST[*]} ns/call (wall" \
-            "${COST_WALL[*]})"
+    # A tracer whose measurements fell in too few quick spells gets more
+    # rounds, up to COST_EXTRA.
+    for extra in $(seq "$COST_EXTRA"); do
+        COST_FIGS=$(cost_chunks | cost_figures)
+        short=$(awk -v m="$QUICK_MIN" 'NF == 5 && $1 != "base" && $4 < m {
+            print $1 }' <<<"$COST_FIGS")
+        [ -n "$short" ] || break
+        for key in $short; do
+            cost_key "x$extra" "$key"
+        done
+    done
+    # Each figure: median with the tracer - median of the baseline, both
+    # over the quick spells' measurements (the verdicts), and both over
+    # all measurements.
+    if [ ${#BASE_CHUNKS[@]} -gt 0 ]; then
+        COST_FIGS=$(cost_chunks | cost_figures)
+        read -r _ V[cost_quick_share] <<<"$(head -n 1 <<<"$COST_FIGS")"
+        read -r _ V[cost_base] V[cost_base_all] nq n \
+            <<<"$(grep '^base ' <<<"$COST_FIGS")"
+        raw "cost: a measurement is quick when its page faults took at" \
+            "most x$QUICK_FACTOR the 5th percentile of the figure's;" \
+            "baseline: $nq of $n quick, median $(fmt 1 1 \
+            "${V[cost_base]}") ns/call quick, $(fmt 1 1 \
+            "${V[cost_base_all]}") all"
+        for key in $COST_KEYS; do
+            line=$(grep "^$key " <<<"$COST_FIGS")
+            if [ -n "$line" ]; then
+                read -r _ quick all nq n <<<"$line"
+                V[cost_$key]=$(isnum "$quick" && isnum "${V[cost_base]}" &&
+                    calc "$quick - ${V[cost_base]}" || echo "-")
+                V[cost_all_$key]=$(calc "$all - ${V[cost_base_all]}")
+                raw "cost $key: $nq of $n quick, median $(fmt 1 1 \
+                    "$quick") ns/call quick, $(fmt 1 1 "$all") all; added" \
+                    "$(fmt 1 1 "${V[cost_$key]}") ns quick, $(fmt 1 1 \
+                    "${V[cost_all_$key]}") all"
+            elif [ -n "${DISTURBED[$key]:-}" ]; then
+                V[cost_$key]=disturbed
+                fail "cost $key: every round was disturbed by another" \
+                     "tracer"
+            fi
+        done
     fi
-    V[cost_base]=$(median "${BASE_ALL[@]}")
-    # Each figure: the median of its rounds; "disturbed" when no round
-    # could be measured without another tracer on the hooks.
-    for key in $COST_KEYS; do
-        # shellcheck disable=SC2086
-        if [ -n "${ADDED[$key]:-}" ]; then
-            V[cost_$key]=$(median ${ADDED[$key]})
-            raw "cost $key: added per round$(printf ' %.1f' \
-                ${ADDED[$key]}) ns, median $(fmt 1 1 "${V[cost_$key]}") ns"
-        elif [ -n "${DISTURBED[$key]:-}" ]; then
-            V[cost_$key]=disturbed
-            fail "cost $key: every round was disturbed by another tracer"
-        fi
-    done
 fi
 spin_stop
 [ -n "$IDLE_PID" ] && stop_proc "$IDLE_PID"
@@ -1042,7 +1151,9 @@ table_3() {
 table_4() {
     echo
     echo "4. Added cost per getppid() syscall (ns, spinner's CPU time;" \
-         "spinner on CPU $SPIN_CPU, tracer on CPU $TOOL_CPU)"
+         "spinner on CPU $SPIN_CPU, tracer on CPU $TOOL_CPU), in the" \
+         "machine's quick spells ($(fmt 0 100 "$(v cost_quick_share)")%" \
+         "of the measurements)"
     row "  baseline, nothing attached (ns/call)" \
         "$(fmt 1 1 "$(v cost_base)")" "(same)"
     row "  (a) a process that is not the target" \
@@ -1066,6 +1177,21 @@ table_4() {
         "<= 1.3 x floor" \
         "$(verdict 'a <= 1.3 * b' "$(v cost_ours_other)" \
            "$(v cost_floor_raw)")"
+    row "  all measurements, quick and slow spells (each tracer's own mix):"
+    row "    baseline (ns/call)" "$(fmt 1 1 "$(v cost_base_all)")" \
+        "(same)"
+    row "    (a) a process that is not the target" \
+        "$(fmt 1 1 "$(v cost_all_ours_other)")" \
+        "$(fmt 1 1 "$(v cost_all_ref_other)")" \
+        "$(ratio "$(v cost_all_ours_other)" "$(v cost_all_ref_other)")"
+    row "    (b) the target itself" \
+        "$(fmt 1 1 "$(v cost_all_ours_target)")" \
+        "$(fmt 1 1 "$(v cost_all_ref_target)")" \
+        "$(ratio "$(v cost_all_ours_target)" "$(v cost_all_ref_target)")"
+    row "    floor: 2 empty progs on the same hooks" \
+        "$(fmt 1 1 "$(v cost_all_floor_raw)")" \
+        "$(fmt 1 1 "$(v cost_all_floor_classic)")" \
+        "$(ratio "$(v cost_all_floor_raw)" "$(v cost_all_floor_classic)")"
 }
 
 table_5() {
