@@ -1148,6 +1148,26 @@ table_3() {
         "$(ratio "$(v ev_${o}_consumed)" "$(v ev_ref_consumed)")"
 }
 
+# cost_rows INDENT PREFIX [VERDICTS]: the rows of figure 4 for the values
+# named PREFIX<tracer>; with VERDICTS, the targets and their verdicts.
+cost_rows() {
+    local in=$1 p=$2 verdicts=${3:-}
+    row "$in(a) a process that is not the target" \
+        "$(fmt 1 1 "$(v ${p}ours_other)")" \
+        "$(fmt 1 1 "$(v ${p}ref_other)")" \
+        "$(ratio "$(v ${p}ours_other)" "$(v ${p}ref_other)")" \
+        ${verdicts:+"<= 0.6 x ref"} \
+        ${verdicts:+"$(verdict 'a <= 0.6 * b' "$(v ${p}ours_other)" \
+                       "$(v ${p}ref_other)")"}
+    row "$in(b) the target itself" "$(fmt 1 1 "$(v ${p}ours_target)")" \
+        "$(fmt 1 1 "$(v ${p}ref_target)")" \
+        "$(ratio "$(v ${p}ours_target)" "$(v ${p}ref_target)")"
+    row "${in}floor: 2 empty progs on the same hooks" \
+        "$(fmt 1 1 "$(v ${p}floor_raw)")" \
+        "$(fmt 1 1 "$(v ${p}floor_classic)")" \
+        "$(ratio "$(v ${p}floor_raw)" "$(v ${p}floor_classic)")"
+}
+
 table_4() {
     echo
     echo "4. Added cost per getppid() syscall (ns, spinner's CPU time;" \
@@ -1156,20 +1176,7 @@ table_4() {
          "of the measurements)"
     row "  baseline, nothing attached (ns/call)" \
         "$(fmt 1 1 "$(v cost_base)")" "(same)"
-    row "  (a) a process that is not the target" \
-        "$(fmt 1 1 "$(v cost_ours_other)")" \
-        "$(fmt 1 1 "$(v cost_ref_other)")" \
-        "$(ratio "$(v cost_ours_other)" "$(v cost_ref_other)")" \
-        "<= 0.6 x ref" \
-        "$(verdict 'a <= 0.6 * b' "$(v cost_ours_other)" \
-           "$(v cost_ref_other)")"
-    row "  (b) the target itself" "$(fmt 1 1 "$(v cost_ours_target)")" \
-        "$(fmt 1 1 "$(v cost_ref_target)")" \
-        "$(ratio "$(v cost_ours_target)" "$(v cost_ref_target)")"
-    row "  floor: 2 empty progs on the same hooks" \
-        "$(fmt 1 1 "$(v cost_floor_raw)")" \
-        "$(fmt 1 1 "$(v cost_floor_classic)")" \
-        "$(ratio "$(v cost_floor_raw)" "$(v cost_floor_classic)")"
+    cost_rows "  " cost_ verdicts
     row "    (ours: raw tp sys_enter/exit; ref: classic)"
     row "  (a) / floor of the same hooks" \
         "x$(ratio "$(v cost_ours_other)" "$(v cost_floor_raw)")" \
@@ -1180,18 +1187,7 @@ table_4() {
     row "  all measurements, quick and slow spells (each tracer's own mix):"
     row "    baseline (ns/call)" "$(fmt 1 1 "$(v cost_base_all)")" \
         "(same)"
-    row "    (a) a process that is not the target" \
-        "$(fmt 1 1 "$(v cost_all_ours_other)")" \
-        "$(fmt 1 1 "$(v cost_all_ref_other)")" \
-        "$(ratio "$(v cost_all_ours_other)" "$(v cost_all_ref_other)")"
-    row "    (b) the target itself" \
-        "$(fmt 1 1 "$(v cost_all_ours_target)")" \
-        "$(fmt 1 1 "$(v cost_all_ref_target)")" \
-        "$(ratio "$(v cost_all_ours_target)" "$(v cost_all_ref_target)")"
-    row "    floor: 2 empty progs on the same hooks" \
-        "$(fmt 1 1 "$(v cost_all_floor_raw)")" \
-        "$(fmt 1 1 "$(v cost_all_floor_classic)")" \
-        "$(ratio "$(v cost_all_floor_raw)" "$(v cost_all_floor_classic)")"
+    cost_rows "    " cost_all_
 }
 
 table_5() {

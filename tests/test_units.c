@@ -2051,23 +2051,21 @@ test_read_file_line(void)
     WRITE_LIT(root, "empty", "");
     write_file(root, "big", big, sizeof big);
 
-    path = kd_xasprintf("%s/two", root);
-    CHECK_INT(kd_read_file_line(path, &line), 0);
-    CHECK_STR(line, "first");
-    free(line);
-    free(path);
-
-    path = kd_xasprintf("%s/bare", root);
-    CHECK_INT(kd_read_file_line(path, &line), 0);
-    CHECK_STR(line, "no newline");
-    free(line);
-    free(path);
-
-    path = kd_xasprintf("%s/empty", root);
-    CHECK_INT(kd_read_file_line(path, &line), 0);
-    CHECK_STR(line, "");
-    free(line);
-    free(path);
+    static const struct {
+        const char *file;
+        const char *line;
+    } cases[] = {
+        { "two", "first" },
+        { "bare", "no newline" },
+        { "empty", "" },
+    };
+    for (size_t i = 0; i < KD_ARRAY_SIZE(cases); i++) {
+        path = kd_xasprintf("%s/%s", root, cases[i].file);
+        CHECK_INT(kd_read_file_line(path, &line), 0);
+        CHECK_STR(line, cases[i].line);
+        free(line);
+        free(path);
+    }
 
     path = kd_xasprintf("%s/big", root);
     CHECK_INT(kd_read_file_line(path, &line), 0);
