@@ -175,7 +175,7 @@ kd_map_lookup(int fd, const void *key, void *value)
 int
 kd_map_get_u64(int fd, uint32_t key, uint64_t *value)
 {
-    return kd_bpf_error(bpf_lookup_elem(fd, &key, value));
+    return kd_map_lookup(fd, &key, value);
 }
 
 int

@@ -166,9 +166,9 @@ kd_hist_stars(struct kd_ds *ds, uint64_t val, uint64_t val_max, int width)
 {
     int n = val_max ? (int) ((double) width * val / val_max) : 0;
 
-    for (int i = 0; i < width; i++) {
-        kd_ds_put_char(ds, i < n ? '*' : ' ');
-    }
+    n = n < width ? n : width;
+    kd_ds_put_char_multiple(ds, '*', n);
+    kd_ds_put_char_multiple(ds, ' ', width - n);
 }
 
 void
@@ -235,11 +235,31 @@ kd_put_section(struct kd_ds *ds, const char *title, const char *columns)
                      columns);
 }
 
+/* The count and total time of thread 't''s syscalls other than poll(), as
+ * the reference's "TOTAL( - poll)" line. */
+static void
+kd_syscalls_but_poll(const struct kd_thread *t, uint64_t *count,
+                     uint64_t *total_ns)
+{
+    static int poll = -2;
+
+    /* Looked up once: kd_syscall_nr() searches the table by name. */
+    if (poll == -2) {
+        poll = kd_syscall_nr("poll");
+    }
+    *count = *total_ns = 0;
+    for (size_t i = 0; i < t->n_syscalls; i++) {
+        if ((int64_t) t->syscalls[i].key.nr != poll) {
+            *count += t->syscalls[i].stat.count;
+            *total_ns += t->syscalls[i].stat.total_ns;
+        }
+    }
+}
+
 static void
 kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
 {
-    uint64_t total_count = 0, total_ns = 0;
-    int poll = kd_syscall_nr("poll");
+    uint64_t total_count, total_ns;
 
     kd_ds_put_format(ds, "%-20s %6s  %10s  %16s  %16s\n",
                      "NAME", "NUMBER", "COUNT", "TOTAL ns", "MAX ns");
@@ -256,12 +276,8 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
         kd_ds_put_cstr(ds, "  ");
         kd_put_num(ds, e->stat.max_ns, 16);
         kd_ds_put_char(ds, '\n');
-
-        if ((int64_t) e->key.nr != poll) {
-            total_count += e->stat.count;
-            total_ns += e->stat.total_ns;
-        }
     }
+    kd_syscalls_but_poll(t, &total_count, &total_ns);
     if (total_count) {
         kd_ds_put_format(ds, KD_INDENT "%-20s %6s  %10" PRIu64 "  ",
                          "TOTAL( - poll):", "", total_count);
@@ -476,6 +492,14 @@ kd_upcall_sums(const struct kd_upcall_entry *entries, size_t n, int n_cpus,
     return total;
 }
 
+/* The name of errno 'key' of an upcall, or NULL for success or an unknown
+ * number. */
+static const char *
+kd_upcall_errno_name(uint64_t key)
+{
+    return key && key < 4096 ? strerrorname_np(key) : NULL;
+}
+
 static int
 kd_upcall_cmp(const void *a_, const void *b_)
 {
@@ -527,7 +551,7 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
             }
             kd_ds_destroy(&failed_cpu);
         } else if (total) {
-            const char *name = key < 4096 ? strerrorname_np(key) : NULL;
+            const char *name = kd_upcall_errno_name(key);
             char num[24];
 
             snprintf(num, sizeof num, "%" PRIu64, key);
@@ -610,11 +634,10 @@ void
 kd_summary_compute(const struct kd_sample *sample,
                    struct kd_summary_row *rows)
 {
-    int poll = kd_syscall_nr("poll");
-
     for (size_t i = 0; i < sample->n_threads; i++) {
         const struct kd_thread *t = &sample->threads[i];
         struct kd_summary_row *r = &rows[i];
+        uint64_t count;
 
         memset(r, 0, sizeof *r);
         r->tid = t->tid;
@@ -629,11 +652,7 @@ kd_summary_compute(const struct kd_sample *sample,
         for (size_t j = 0; j < t->n_softirqs; j++) {
             r->softirq_ns += t->softirqs[j].stat.total_ns;
         }
-        for (size_t j = 0; j < t->n_syscalls; j++) {
-            if ((int64_t) t->syscalls[j].key.nr != poll) {
-                r->syscall_ns += t->syscalls[j].stat.total_ns;
-            }
-        }
+        kd_syscalls_but_poll(t, &count, &r->syscall_ns);
     }
     if (sample->n_threads) {
         qsort(rows, sample->n_threads, sizeof *rows, kd_summary_cmp);
@@ -775,13 +794,12 @@ kd_json_hists(struct kd_ds *ds, const struct kd_thread *t)
 void
 kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
 {
-    int poll = kd_syscall_nr("poll");
     bool first_thread = true;
 
     kd_ds_put_char(ds, '[');
     for (size_t i = 0; i < sample->n_threads; i++) {
         const struct kd_thread *t = &sample->threads[i];
-        uint64_t count = 0, total = 0;
+        uint64_t count, total;
         bool first = true, first_item = true;
         char buf[64];
 
@@ -800,11 +818,8 @@ kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
                              PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
                              PRIu64 "}", e->key.nr, e->stat.count,
                              e->stat.total_ns, e->stat.max_ns);
-            if ((int64_t) e->key.nr != poll) {
-                count += e->stat.count;
-                total += e->stat.total_ns;
-            }
         }
+        kd_syscalls_but_poll(t, &count, &total);
         kd_ds_put_format(ds, "],\"syscalls_but_poll\":{\"count\":%" PRIu64
                          ",\"total_ns\":%" PRIu64 "}", count, total);
         first = false;
@@ -903,8 +918,7 @@ kd_report_json_upcalls(struct kd_ds *ds,
     }
     kd_ds_put_cstr(ds, "{\"by_errno\":[");
     for (size_t i = 0; i < n; i++) {
-        const char *name = entries[i].key && entries[i].key < 4096
-                           ? strerrorname_np(entries[i].key) : NULL;
+        const char *name = kd_upcall_errno_name(entries[i].key);
         bool first_cpu = true;
 
         kd_json_next(ds, &first);

@@ -53,8 +53,9 @@ void kd_ds_destroy(struct kd_ds *);
  * or more (0: always). */
 void kd_ds_flush(struct kd_ds *, FILE *stream, size_t threshold);
 
-/* Reads a whole small file (e.g. under /proc) into a new string with the
- * trailing newline removed.  Returns 0 or a positive errno. */
+/* Reads the first line of a small file (e.g. under /proc), at most 4,095
+ * bytes, into a new string without its newline.  Returns 0 or a positive
+ * errno. */
 int kd_read_file_line(const char *path, char **line);
 
 #endif /* util.h */
