@@ -276,6 +276,55 @@ kd_put_stack(struct kd_ds *ds, struct kd_capture *capture,
     kd_ds_destroy(&frames);
 }
 
+/* An event's thread: its name and whether the filter keeps it, worked out
+ * once per thread and sample rather than once per event. */
+struct kd_event_thread {
+    uint32_t tid;
+    char *name;
+    bool keep;
+};
+
+/* The entry of thread 'tid' in 'threads' (sorted by tid, '*n' entries),
+ * added when missing: named from the sample, or from /proc when the
+ * sample does not hold it. */
+static const struct kd_event_thread *
+kd_event_thread(struct kd_event_thread **threads, size_t *n,
+                const struct kd_report_ctx *ctx,
+                const struct kd_sample *sample, uint32_t tid)
+{
+    unsigned int tgid = ctx->capture->tgid;
+    size_t lo = 0, hi = *n;
+    struct kd_event_thread *t;
+    const char *name;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if ((*threads)[mid].tid == tid) {
+            return &(*threads)[mid];
+        } else if ((*threads)[mid].tid < tid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+
+    *threads = kd_xreallocarray(*threads, *n + 1, sizeof **threads);
+    t = &(*threads)[lo];
+    memmove(t + 1, t, (*n - lo) * sizeof *t);
+    (*n)++;
+
+    name = kd_sample_thread_name(sample, tid);
+    t->tid = tid;
+    t->name = name ? kd_xstrdup(name) : kd_target_thread_name(tgid, tid,
+                                                              NULL);
+    if (!t->name) {
+        t->name = kd_xasprintf("<unknown:%u/%u>", tgid, tid);
+    }
+    t->keep = kd_thread_filter_match(ctx->filter, tid, t->name);
+    return t;
+}
+
 /* The syscall events of the sample (of the threads the filter keeps), in
  * time order, with their stacks; in text, with the warning about stacks
  * that could not be shown, in JSON as the "syscall_events" array.
@@ -289,9 +338,11 @@ kd_report_syscall_events(struct kd_ds *ds, const struct kd_report_ctx *ctx,
     size_t cache_size = capture->with_stacks ? capture->stack_trace_size : 0;
     char **cache = kd_xcalloc(cache_size, sizeof *cache);
     bool json = ctx->options->json;
+    struct kd_event_thread *threads = NULL;
     struct kd_symbols symbols;
     uint64_t lost_stacks = 0;
     bool first = true, header = false;
+    size_t n_threads = 0;
 
     kd_symbols_init(&symbols, capture->tgid);
     qsort(ev->syscalls, ev->n_syscalls, sizeof *ev->syscalls,
@@ -299,22 +350,15 @@ kd_report_syscall_events(struct kd_ds *ds, const struct kd_report_ctx *ctx,
     kd_ds_put_cstr(ds, json ? "[" : "");
     for (size_t i = 0; i < ev->n_syscalls; i++) {
         const struct kd_syscall_event *e = &ev->syscalls[i];
-        const char *name = kd_sample_thread_name(sample, e->tid);
-        char *owned = NULL;
+        const struct kd_event_thread *t;
+        const char *name;
         char buf[64];
 
-        if (!name) {
-            owned = kd_target_thread_name(capture->tgid, e->tid, NULL);
-            if (!owned) {
-                owned = kd_xasprintf("<unknown:%u/%u>", capture->tgid,
-                                     e->tid);
-            }
-            name = owned;
-        }
-        if (!kd_thread_filter_match(ctx->filter, e->tid, name)) {
-            free(owned);
+        t = kd_event_thread(&threads, &n_threads, ctx, sample, e->tid);
+        if (!t->keep) {
             continue;
         }
+        name = t->name;
         if (json) {
             kd_json_next(ds, &first);
             kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", e->tid);
@@ -333,7 +377,6 @@ kd_report_syscall_events(struct kd_ds *ds, const struct kd_report_ctx *ctx,
             kd_report_event(ds, e->entry_ts, e->exit_ts, e->tid, name,
                             e->syscall);
         }
-        free(owned);
         if (capture->with_stacks) {
             if (e->kernel_stack_id < 0 || e->user_stack_id < 0) {
                 lost_stacks++;
@@ -358,6 +401,10 @@ kd_report_syscall_events(struct kd_ds *ds, const struct kd_report_ctx *ctx,
         free(cache[i]);
     }
     free(cache);
+    for (size_t i = 0; i < n_threads; i++) {
+        free(threads[i].name);
+    }
+    free(threads);
     kd_symbols_destroy(&symbols);
     return lost_stacks;
 }

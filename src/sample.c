@@ -318,7 +318,7 @@ kd_sample_filter(struct kd_sample *sample,
 const char *
 kd_sample_thread_name(const struct kd_sample *sample, uint32_t tid)
 {
-    /* Few lookups per thread: a linear search is fine. */
+    /* Threads are sorted by name; callers look each tid up once. */
     for (size_t i = 0; i < sample->n_threads; i++) {
         if (sample->threads[i].tid == tid) {
             return sample->threads[i].name;

@@ -148,6 +148,24 @@ kd_wait_attached() {
     done
 }
 
+# kd_attached_job TAG JOB ARG...: runs kernel_delay with ARG... as TAG
+# (kd_start), waits until its 10 programs are attached (JSON output has no
+# "# Start sampling" line), has the main workload do JOB, waits for the
+# tool to exit, and checks that it exited 0 with nothing left attached.
+# Returns 1 when the tool did not attach.
+kd_attached_job() {
+    local tag=$1 job=$2
+    shift 2
+
+    kd_start "$tag" "$@"
+    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return 1; }
+    wl_cmd main "$job" || fail "$tag: job"
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_bpf_released "$tag"
+    return 0
+}
+
 # trigger_jobs TAG COUNT COMMAND: repeats the workload COMMAND until the
 # tool has printed COUNT dumps or exited.  After each job it waits until no
 # sample is in progress, so that each sample holds one job (a job that
@@ -925,15 +943,9 @@ scenario_json() {
     kd_end
     check_syscall json_text handler1 "$tid" getppid 50
 
-    # No "# Start sampling" line in JSON: wait until every program is
-    # attached, with a sample long enough for the job.
-    kd_start $tag -p "${WL_PID[main]}" --json --summary -s 2000000 \
-        --sample-time 2
-    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return; }
-    wl_cmd main "events 50 2 0" || fail "$tag: job"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    # A sample long enough for the job.
+    kd_attached_job $tag "events 50 2 0" -p "${WL_PID[main]}" --json \
+        --summary -s 2000000 --sample-time 2 || return
     out=$KD_OUT
     check_eq "$tag: one line, one sample" 1 "$(wc -l <"$out")"
     if ! jq -e . "$out" >/dev/null 2>&1; then
@@ -998,7 +1010,7 @@ scenario_json_names() {
 # --thread and --tid keep exactly the matching threads, numbers unchanged.
 scenario_filters() {
     local tag=filters pid=${WL_PID[main]} h1=${WL_TID[main:handler1]}
-    local u3=${WL_TID[main:urcu3]}
+    local u3=${WL_TID[main:urcu3]} r2=${WL_TID[main:revalidator2]}
 
     kd_begin ${tag}_thread 0.8 -p "$pid" --thread '^handler1$' || return
     wl_cmd main "syscalls 20 1" || fail "$tag: job"
@@ -1022,6 +1034,16 @@ scenario_filters() {
              "$(printf '%s\n' "$h1" "$u3" "$pid" | sort -n | xargs)" \
              "$(printf '%s\n' $(r tids) | sort -n | xargs)"
     check_syscall ${tag}_both handler1 "$h1" getppid 7
+
+    # Syscall events follow the filter too: with every syscall an event,
+    # the workload's main thread (its reply) has some, but only
+    # revalidator2's, the 4 poll() of "poll 3 1", are printed.
+    events_run ${tag}_events 0.8 "poll 3 1" -s 0 --stack-trace-size 0 \
+        --thread '^revalidator2$' || return
+    check_eq "$tag events: only revalidator2's" "$r2" \
+             "$(printf '%s\n' "${EV_TID[@]}" | sort -u | xargs)"
+    check_eq "$tag events: revalidator2 poll events" 4 \
+             "$(wc -w <<<"$(events_of "$r2" poll)")"
 }
 
 # --summary in text: the table agrees with the sections and the window.
@@ -1080,12 +1102,8 @@ scenario_list_probes() {
 scenario_histogram() {
     local tag=histogram tid=${WL_TID[main:handler1]} out q
 
-    kd_start $tag -p "${WL_PID[main]}" --histogram --json --sample-time 2
-    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return; }
-    wl_cmd main "syscalls 1000 5" || fail "$tag: job"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_attached_job $tag "syscalls 1000 5" -p "${WL_PID[main]}" \
+        --histogram --json --sample-time 2 || return
     out=$KD_OUT
     q=".threads[] | select(.tid == $tid) | .histograms"
     check_eq "$tag: getppid buckets sum to 1000" 1000 \
