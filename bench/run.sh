@@ -528,6 +528,21 @@ startup_run() {
     S_TAIL=$(calc "$R_EXIT - $dump")
 }
 
+# startup_sample o|r LABEL I CMD...: start-up run I of CMD (ours or the
+# reference), its figures appended to su_o_* or su_r_*.
+startup_sample() {
+    local -n start=su_$1_start wall=su_$1_wall tail=su_$1_tail
+    local label=$2 i=$3
+    shift 3
+    if startup_run "su-$label-$i" "$@"; then
+        start+=("$S_START"); wall+=("$S_WALL"); tail+=("$S_TAIL")
+        raw "start-up $label run $i: start $S_START s, wall $S_WALL s," \
+            "dump-to-exit $S_TAIL s"
+    else
+        fail "start-up: $label run $i: status ${R_STATUS:-?}"
+    fi
+}
+
 if [ -n "$IDLE_PID" ] && want 1; then
     quiet "start-up"
     log "1. start-up: warm-up runs"
@@ -541,22 +556,8 @@ if [ -n "$IDLE_PID" ] && want 1; then
     su_r_start=() su_r_wall=() su_r_tail=()
     for i in $(seq "$RUNS"); do
         log "1. start-up: run $i/$RUNS"
-        if startup_run su-ours-$i "${OURS[@]}"; then
-            su_o_start+=("$S_START"); su_o_wall+=("$S_WALL")
-            su_o_tail+=("$S_TAIL")
-            raw "start-up ours run $i: start $S_START s, wall $S_WALL s," \
-                "dump-to-exit $S_TAIL s"
-        else
-            fail "start-up: ours run $i: status ${R_STATUS:-?}"
-        fi
-        if startup_run su-ref-$i "${REFCMD[@]}"; then
-            su_r_start+=("$S_START"); su_r_wall+=("$S_WALL")
-            su_r_tail+=("$S_TAIL")
-            raw "start-up reference run $i: start $S_START s, wall" \
-                "$S_WALL s, dump-to-exit $S_TAIL s"
-        else
-            fail "start-up: reference run $i: status ${R_STATUS:-?}"
-        fi
+        startup_sample o ours "$i" "${OURS[@]}"
+        startup_sample r reference "$i" "${REFCMD[@]}"
     done
     V[su_o_start]=$(median "${su_o_start[@]}")
     V[su_o_wall]=$(median "${su_o_wall[@]}")
