@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "program.h"
 #include "util.h"
 
 static bool
@@ -77,14 +78,15 @@ kd_cleanup_probe_file(const char *path)
         char *event = strchr(line, ':');
         char *slash = event ? strchr(event, '/') : NULL;
         char *name = slash ? slash + 1 : NULL;
+        size_t prefix = strlen(KD_EVENT_PREFIX);
         unsigned long pid;
         char *end;
 
-        if (!name || strncmp(name, "kernel_delay_", 13)) {
+        if (!name || strncmp(name, KD_EVENT_PREFIX, prefix)) {
             continue;
         }
-        pid = strtoul(name + 13, &end, 10);
-        if (end == name + 13 || *end != '_' || !pid
+        pid = strtoul(name + prefix, &end, 10);
+        if (end == name + prefix || *end != '_' || !pid
             || !(kill(pid, 0) && errno == ESRCH)) {
             continue;
         }
@@ -117,7 +119,7 @@ kd_host_cleanup_stale_probes(void)
     };
     int removed = 0;
 
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    for (size_t i = 0; i < KD_ARRAY_SIZE(files); i++) {
         removed += kd_cleanup_probe_file(files[i]);
     }
     return removed;

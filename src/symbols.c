@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
+
 void
 kd_symbols_init(struct kd_symbols *s, int pid)
 {
@@ -36,7 +38,7 @@ kd_frame_is_tracing(const char *frame)
         "bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
     };
 
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+    for (size_t i = 0; i < KD_ARRAY_SIZE(prefixes); i++) {
         if (!strncmp(frame, prefixes[i], strlen(prefixes[i]))) {
             return true;
         }
