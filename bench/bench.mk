@@ -11,7 +11,7 @@
 #   make bench BENCH_ARGS=--quick fewer repetitions (see bench/run.sh -h)
 
 BENCH_HELPERS = bench/build/runcmd bench/build/threads bench/build/spin \
-	bench/build/floor
+	bench/build/abcost
 BENCH_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNFLAGS)
 BENCH_ARGS ?=
 
@@ -27,7 +27,7 @@ bench/build/threads: bench/threads.c | bench/build
 bench/build/spin: bench/spin.c | bench/build
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-bench/build/floor: bench/floor.c | bench/build
+bench/build/abcost: bench/abcost.c | bench/build
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
 bench-helpers: $(BENCH_HELPERS)

@@ -84,46 +84,46 @@
 #    otherwise "not supported yet".  Target: no event dropped and every
 #    call reported (events >= calls).
 #
-# 4. Added cost per syscall: bench/build/spin -n 50000 -p 2000, pinned to
-#    CPU 1, on request times 50,000 syscall(SYS_getppid) and prints ns
-#    per call, in its own CPU time (CLOCK_THREAD_CPUTIME_ID: the eBPF
-#    programs that run in its syscalls count, time given to other
-#    processes on its CPU does not; wall-clock time is printed too), then
-#    times 2,000 page faults, which enter the kernel without a syscall and
-#    so run no syscall hook: how quick the machine is at that moment.
-#    This VM has quick and slow spells, from a fraction of a second to
-#    several seconds long, in which a syscall costs up to 1.5 times as
-#    much, and an attached classic tracepoint twice as much; the page
-#    faults slow down with them, while the syscall hooks do not touch
-#    them.  A round takes, for each tracer in turn: 40 measurements with
-#    nothing attached (baseline), then 40 with the tracer attached (pinned
-#    to CPU 0, sampling with --sample-time 600, interrupted with SIGINT
-#    afterwards).  5 rounds (3 with --quick), the tracers interleaved;
-#    then up to 4 more rounds of each tracer with fewer than 20 quick
-#    measurements (see below).
+# 4. Added cost per syscall, measured by bench/build/abcost (see its
+#    comment), pinned to CPU 1: it times 10,000 syscall(SYS_getppid) in its
+#    own CPU time (CLOCK_THREAD_CPUTIME_ID: the eBPF programs run in its
+#    syscalls count, time given to other processes does not), then 500
+#    page faults, which enter the kernel without a syscall and so run no
+#    syscall hook: how quick the machine is at that moment.  This VM has
+#    quick and slow spells, from a fraction of a second to several seconds
+#    long, in which a syscall costs up to 1.5 times as much, and an
+#    attached classic tracepoint twice as much.  Measuring one tracer after
+#    the other, seconds apart, mostly measures which spells each fell in;
+#    so abcost interleaves every variant a few milliseconds apart: each of
+#    150 rounds (80 with --quick) attaches, measures and detaches every
+#    variant once, in a new random order.
+#    The tools' own programs are measured: each tool is started in turn
+#    (pinned to CPU 0, --sample-time 600 --skip-upcall-stats), and once it
+#    samples, abcost takes a reference to its two programs on sys_enter and
+#    sys_exit (as "bpftool perf show" lists them) and the tool is killed
+#    with SIGKILL, so that programs and maps stay exactly as the tool left
+#    them while sampling.  abcost then attaches them as the tool did.
 #    A measurement is quick when its page faults took at most 1.12 times
 #    the 5th percentile of the figure's.  Each figure is the median per
-#    call with the tracer - the median of the baseline, both over the
-#    quick spells' measurements: the same machine state for every tracer,
-#    whatever spells its own measurements fell in, and the state closest
-#    to a quiet bare-metal machine.  The targets apply to these.  The same
-#    figures over all measurements follow, for information: they depend
-#    on how many of each tracer's measurements fell in slow spells, which
-#    a classic tracepoint suffers more than a raw one.
-#    The syscall hooks are checked (bpftool link/perf) before and after
-#    the baseline and after the tracer has gone: when another process had
-#    eBPF programs there, the round's measurement is taken again (3 tries,
-#    60 s of retries in all); a round still disturbed is left out, and a
-#    figure with no round left shows as "disturbed" and is a failure.
-#    Tracers:
+#    call with the variant attached - the median with nothing attached,
+#    both over the quick measurements: the state closest to a quiet
+#    bare-metal machine.  The targets apply to these.  The same figures
+#    over all measurements follow, for information.
+#    The syscall hooks are checked (bpftool perf show) before and after the
+#    rounds: when another process had eBPF programs there, they are made
+#    again (3 tries); a figure still disturbed is a failure.
+#    Variants:
 #    (a) ours / the reference tracing another process (the idle target):
 #        the cost a tracer puts on every other process of the host;
-#    (b) ours / the reference tracing the spinner itself;
-#    floor: bench/build/floor, two eBPF programs that return 0 at once,
-#        loaded with libbcc's C API, on the raw tracepoints sys_enter and
-#        sys_exit (the hooks ours uses), and the same on the classic
-#        tracepoints raw_syscalls:sys_enter/sys_exit (the ones the
-#        reference uses).
+#    (b) ours / the reference tracing abcost itself;
+#    floor: two eBPF programs that return 0 at once, on the raw
+#        tracepoints sys_enter and sys_exit (the hooks ours uses), and the
+#        same on the classic tracepoints raw_syscalls:sys_enter/sys_exit
+#        (the ones the reference uses);
+#    least pid check: two programs on the raw tracepoints that compare the
+#        current process with the target and return, the least any program
+#        that tells the target from other processes can do; beside (a) of
+#        the reference, the lowest ratio a raw-tracepoint tool can reach.
 #    Targets: (a) ours at most 0.6 x the reference's, and at most 1.3 x
 #    the raw-tracepoint floor.
 #
@@ -155,10 +155,9 @@ REF_TIMEOUT_1000=240
 REF_TIMEOUT_5000=30
 EV_RUNS_OURS=3
 EV_RUNS_REF=2
-COST_ROUNDS=5       # 4.: rounds over all the tracers, interleaved
-COST_RUNS=40        # 4.: spinner measurements per baseline and per tracer
-SPIN_COUNT=50000    # 4.: calls per measurement
-SPIN_PAGES=2000     # 4.: page faults per measurement
+COST_ROUNDS=150     # 4.: rounds over all the variants, each shuffled
+COST_CALLS=10000    # 4.: calls per measurement
+COST_PAGES=500      # 4.: page faults per measurement
 BURST=0.5
 TOOL_CPU=0
 SPIN_CPU=1
@@ -172,7 +171,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     -q|--quick)
         RUNS=3; REF_RUNS_100=1; REF_TIMEOUT_5000=0
-        EV_RUNS_OURS=2; EV_RUNS_REF=1; COST_ROUNDS=3
+        EV_RUNS_OURS=2; EV_RUNS_REF=1; COST_ROUNDS=80
         ;;
     --only)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-5](,[1-5])*$ ]] || { usage >&2; exit 2; }
@@ -408,7 +407,7 @@ PIN=(taskset -c "$TOOL_CPU")
 # Checks and machine header.
 
 [ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
-for f in "$KD" "$B/runcmd" "$B/threads" "$B/spin" "$B/floor"; do
+for f in "$KD" "$B/runcmd" "$B/threads" "$B/spin" "$B/abcost"; do
     [ -x "$f" ] || { echo "bench: $f missing (make bench)" >&2; exit 1; }
 done
 [ -r "$REF" ] || { echo "bench: reference $REF missing" >&2; exit 1; }
@@ -804,121 +803,62 @@ spin_stop
 # ---------------------------------------------------------------------------
 # 4. Added cost per syscall.
 
-# Takes $COST_RUNS measurements from the spinner, each "S W F": ns per
-# call in its CPU time, in wall time, and ns per page fault; the triples
-# go to COST, space-separated.
-cost_measure() {
-    local i
-    COST=()
-    for i in $(seq "$COST_RUNS"); do
-        spin_ask || return 1
-        COST+=("$SPIN_REPLY")
-    done
-}
-
-# The Nth field of each triple given.
-field() {
-    local n=$1 t
-    shift
-    for t in "$@"; do
-        set -- $t
-        echo "${!n}"
-    done
-}
-
-BASE_CHUNKS=()          # every baseline triple, all tracers and rounds
-declare -A CHUNKS=()    # KEY -> its triples with the tracer, one a line
-declare -A DISTURBED=() # KEY -> 1 when a round of it was left out
-# cost_try ROUND KEY READY_REGEX CMD...: baseline, then with CMD attached.
-# Returns 0 when measured, 1 on failure, 2 when another process had eBPF
-# programs on the syscall hooks before or after (the measurement is then
-# left out, but may be retried).
-cost_try() {
-    local round=$1 key=$2 ready=$3 name=cost-$2-$1 disturbed=0
-    shift 3
-    quiet "cost $key"
-    log "4. cost per syscall, round $round: baseline, then $key"
-    [ "$(syscall_hooks)" = 0 ] || disturbed=1
-    if ! cost_measure; then
-        fail "cost: the spinner failed"
-        return 1
-    fi
-    local base=("${COST[@]}")
-    [ "$(syscall_hooks)" = 0 ] || disturbed=1
-    start_bg "$name" 900 "${PIN[@]}" "$@"
+# cost_hold KEY PID CMD...: starts tracer CMD (pinned to TOOL_CPU) on
+# target PID, waits until it samples, hands its two programs on the
+# syscall hooks to abcost, then kills it with SIGKILL, so that the
+# programs and their maps stay exactly as it left them while sampling (an
+# orderly exit would first stop the capture).  Returns non-zero on failure.
+cost_hold() {
+    local key=$1 pid=$2 name=cost-$1 tracer held
+    shift 2
+    start_bg "$name" 600 "${PIN[@]}" "$@" -p "$pid" --sample-time 600 \
+        --skip-upcall-stats
     local bg=$BG_PID
-    if ! wait_line "$WORK/$name.out" "$ready" 60 "$bg"; then
+    if ! wait_line "$WORK/$name.out" '^# Start sampling' 60 "$bg"; then
         kill -TERM "$bg" 2>/dev/null
         finish_bg "$bg" "$name"
         fail "cost: $key did not start: $(head -c 300 "$WORK/$name.out")" \
              "$(tail -c 300 "$WORK/$name.err")"
         return 1
     fi
-    sleep 0.2
     # The tracer itself: runcmd's child (taskset has exec'd it).
-    local tracer hooks_own
     tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
-    hooks_own=$(( $(syscall_hooks) - $(syscall_hooks "$tracer") ))
-    [ "$(syscall_hooks "$tracer")" = 0 ] || disturbed=1
-    cost_measure
-    local ok=$? with=("${COST[@]}")
-    [ "$(syscall_hooks "$tracer")" = 0 ] || disturbed=1
-    kill -INT "$bg" 2>/dev/null
+    held=$(bpftool perf show 2>/dev/null | awk -v me="$tracer" '
+        $1 == "pid" && $2 == me && $NF ~ /^sys_(enter|exit)$/ {
+            id[$NF] = $(NF - 2)
+            kind = $(NF - 1) == "raw_tracepoint" ? "raw" : "classic"
+        }
+        END {
+            if (("sys_enter" in id) && ("sys_exit" in id)) {
+                print kind, id["sys_enter"], id["sys_exit"]
+            }
+        }')
+    local reply=
+    if [ -n "$held" ]; then
+        echo "hold $key $held" >&"$AB_W" &&
+            read -r -t 30 reply <&"$AB_R"
+    fi
+    kill -KILL "$tracer" 2>/dev/null
     finish_bg "$bg" "$name"
-    if [ $ok != 0 ] || [ "${R_STATUS:-}" != 0 ]; then
-        fail "cost: $key: spinner or tracer failed (status ${R_STATUS:-?})"
+    if [ "$reply" != "held $key" ]; then
+        fail "cost: $key: its programs on sys_enter and sys_exit" \
+             "(${held:-none found}) could not be taken"
         return 1
     fi
-    [ "$(syscall_hooks)" = 0 ] || disturbed=1
-    if [ $disturbed = 0 ]; then
-        BASE_CHUNKS+=("${base[@]}")
-        CHUNKS[$key]+=$(printf '%s\n' "${with[@]}")$'\n'
-    fi
-    raw "cost $key, round $round: baseline ns/call $(field 1 "${base[@]}" |
-        tr '\n' ' ')(ns/fault $(field 3 "${base[@]}" | tr '\n' ' '| sed \
-        's/ $//')); attached ns/call $(field 1 "${with[@]}" | tr '\n' ' ')" \
-        "(ns/fault $(field 3 "${with[@]}" | tr '\n' ' ' | sed 's/ $//'));" \
-        "the tracer's programs on the syscall hooks: $hooks_own$(
-        [ $disturbed = 1 ] && echo '; DISTURBED by another tracer')"
-    return $((disturbed * 2))
+    raw "cost $key: held its programs $held (hooks, ids)"
 }
 
-# cost_config ROUND KEY READY_REGEX CMD...: cost_try, again while another
-# tracer disturbs it, up to 3 times and within RETRY_BUDGET seconds for the
-# whole run.
-RETRY_BUDGET=60
-RETRY_SPENT=0
-cost_config() {
-    local rc try start
-    for try in 1 2 3; do
-        if [ $try -gt 1 ] && ! awk -v s="$RETRY_SPENT" \
-                -v b="$RETRY_BUDGET" 'BEGIN { exit !(s < b) }'; then
-            break
-        fi
-        start=$EPOCHREALTIME
-        cost_try "$@"
-        rc=$?
-        if [ $try -gt 1 ]; then
-            RETRY_SPENT=$(calc "$RETRY_SPENT + $EPOCHREALTIME - $start")
-        fi
-        [ $rc = 2 ] || return
-    done
-    DISTURBED[$2]=1
-    note "cost $2, round $1: left out, another process had eBPF programs" \
-         "on the syscall hooks before or after the measurement"
-}
-
-# cost_figures < "TAG S W F" lines (TAG: base or a tracer): for each TAG,
-# "TAG QUICK ALL NQ N": the median ns per call of its measurements made
-# in the machine's quick spells, of all its measurements, and how many of
-# its N measurements were quick ("-" for a median of fewer than
-# QUICK_MIN, 20).  A measurement is quick when its page faults took at most
-# QUICK_FACTOR times the 5th percentile of the whole figure's.  The first
-# line is "share QUICK_SHARE", the share of quick measurements.
+# cost_figures < "m ROUND TAG NS FAULT" lines: for each TAG, "TAG QUICK
+# ALL NQ N": the median ns per call of its measurements made in the
+# machine's quick spells, of all its measurements, and how many of its N
+# measurements were quick.  A measurement is quick when its page faults
+# took at most QUICK_FACTOR times the 5th percentile of the whole
+# figure's.  The first line is "share QUICK_SHARE", the share of quick
+# measurements.
 cost_figures() {
-    awk -v factor="$QUICK_FACTOR" -v qmin="$QUICK_MIN" '
+    awk -v factor="$QUICK_FACTOR" '
     function med(list, n,    a, i, j, t) {
-        if (n < qmin) { return "-" }
+        if (n == 0) { return "-" }
         split(list, a, " ")
         for (i = 2; i <= n; i++) {
             t = a[i] + 0
@@ -927,120 +867,100 @@ cost_figures() {
         }
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
-    NF == 4 {
-        tag[NR] = $1; s[NR] = $2; f[NR] = $4; fs[NR] = $4 + 0
-        if (!($1 in seen)) { seen[$1] = 1; order[++ntags] = $1 }
+    $1 == "m" && NF == 5 {
+        k++; tag[k] = $3; s[k] = $4; f[k] = $5; fs[k] = $5 + 0
+        if (!($3 in seen)) { seen[$3] = 1; order[++ntags] = $3 }
     }
     END {
+        if (!k) { exit }
         # The quickest page faults: the 5th percentile, which one odd
         # measurement cannot move.
-        for (i = 2; i <= NR; i++) {
+        for (i = 2; i <= k; i++) {
             t = fs[i]
             for (j = i - 1; j >= 1 && fs[j] > t; j--) { fs[j + 1] = fs[j] }
             fs[j + 1] = t
         }
-        lim = fs[int((NR - 1) * 0.05) + 1] * factor
-        for (i = 1; i <= NR; i++) {
+        lim = fs[int((k - 1) * 0.05) + 1] * factor
+        for (i = 1; i <= k; i++) {
             all[tag[i]] = all[tag[i]] " " s[i]; n[tag[i]]++
             if (f[i] <= lim) {
                 quick[tag[i]] = quick[tag[i]] " " s[i]; nq[tag[i]]++; q++
             }
         }
-        printf "share %.4f\n", q / NR
+        printf "share %.4f\n", q / k
         for (t = 1; t <= ntags; t++) {
-            k = order[t]
-            printf "%s %s %s %d %d\n", k, med(quick[k], nq[k] + 0),
-                   med(all[k], n[k]), nq[k], n[k]
+            x = order[t]
+            printf "%s %s %s %d %d\n", x, med(quick[x], nq[x] + 0),
+                   med(all[x], n[x]), nq[x], n[x]
         }
     }'
 }
 
-# Every measurement so far, as "TAG S W F" lines for cost_figures.
-cost_chunks() {
-    local key
-    printf 'base %s\n' "${BASE_CHUNKS[@]}"
-    for key in $COST_KEYS; do
-        [ -n "${CHUNKS[$key]:-}" ] || continue
-        sed "/./s/^/$key /" <<<"${CHUNKS[$key]}"
-    done
-}
-
-# cost_key ROUND KEY: one round of tracer KEY.
-cost_key() {
-    case $2 in
-    floor_raw) cost_config "$1" "$2" '^ready' "$B/floor" raw ;;
-    floor_classic) cost_config "$1" "$2" '^ready' "$B/floor" classic ;;
-    ours_other) cost_config "$1" "$2" '^# Start sampling' "${OURS[@]}" \
-        -p "$IDLE_PID" --sample-time 600 --skip-upcall-stats ;;
-    ref_other) cost_config "$1" "$2" '^# Start sampling' \
-        "${REFCMD_U[@]}" -p "$IDLE_PID" --sample-time 600 \
-        --skip-upcall-stats ;;
-    ours_target) cost_config "$1" "$2" '^# Start sampling' "${OURS[@]}" \
-        -p "$SPIN_PID" --sample-time 600 --skip-upcall-stats ;;
-    ref_target) cost_config "$1" "$2" '^# Start sampling' \
-        "${REFCMD_U[@]}" -p "$SPIN_PID" --sample-time 600 \
-        --skip-upcall-stats ;;
-    esac
-}
-
 QUICK_FACTOR=1.12
-QUICK_MIN=20
-COST_EXTRA=4
-COST_KEYS="floor_raw floor_classic ours_other ref_other ours_target
-    ref_target"
-want 4 && spin_start -n "$SPIN_COUNT" -p "$SPIN_PAGES"
+COST_KEYS="floor_raw floor_classic check_raw ours_other ref_other
+    ours_target ref_target"
 if [ -n "$IDLE_PID" ] && want 4; then
-    # Rounds over all the tracers, so that every tracer meets the
-    # machine's quick and slow spells.
-    for round in $(seq "$COST_ROUNDS"); do
-        for key in $COST_KEYS; do
-            cost_key "$round" "$key"
+    quiet "cost"
+    coproc ABCOST {
+        exec "$B/abcost" -c "$SPIN_CPU" -n "$COST_CALLS" -p "$COST_PAGES" \
+            -r "$COST_ROUNDS" -i "$IDLE_PID"
+    }
+    AB_PID=$ABCOST_PID
+    exec {AB_W}>&"${ABCOST[1]}" {AB_R}<&"${ABCOST[0]}"
+    log "4. cost per syscall: starting the tracers, taking their programs"
+    cost_hold ours_other "$IDLE_PID" "${OURS[@]}" &&
+        cost_hold ref_other "$IDLE_PID" "${REFCMD_U[@]}" &&
+        cost_hold ours_target "$AB_PID" "${OURS[@]}" &&
+        cost_hold ref_target "$AB_PID" "${REFCMD_U[@]}"
+    held=$?
+    if [ $held = 0 ]; then
+        COST_OUT=
+        for try in 1 2 3; do
+            quiet "cost"
+            log "4. cost per syscall: $COST_ROUNDS rounds (try $try)"
+            hooks_before=$(syscall_hooks)
+            echo run >&"$AB_W"
+            COST_OUT=$(while read -r -t 600 l <&"$AB_R"; do
+                           [ "$l" = done ] && break
+                           echo "$l"
+                       done)
+            hooks_after=$(syscall_hooks)
+            [ "$hooks_before" = 0 ] && [ "$hooks_after" = 0 ] && break
+            note "cost, try $try: left out, another process had eBPF" \
+                 "programs on the syscall hooks before or after it"
+            COST_OUT=
         done
-    done
-    # A tracer whose measurements fell in too few quick spells gets more
-    # rounds, up to COST_EXTRA.
-    for extra in $(seq "$COST_EXTRA"); do
-        COST_FIGS=$(cost_chunks | cost_figures)
-        short=$(awk -v m="$QUICK_MIN" 'NF == 5 && $1 != "base" && $4 < m {
-            print $1 }' <<<"$COST_FIGS")
-        [ -n "$short" ] || break
-        for key in $short; do
-            cost_key "x$extra" "$key"
-        done
-    done
-    # Each figure: median with the tracer - median of the baseline, both
-    # over the quick spells' measurements (the verdicts), and both over
-    # all measurements.
-    if [ ${#BASE_CHUNKS[@]} -gt 0 ]; then
-        COST_FIGS=$(cost_chunks | cost_figures)
-        read -r _ V[cost_quick_share] <<<"$(head -n 1 <<<"$COST_FIGS")"
-        read -r _ V[cost_base] V[cost_base_all] nq n \
-            <<<"$(grep '^base ' <<<"$COST_FIGS")"
-        raw "cost: a measurement is quick when its page faults took at" \
-            "most x$QUICK_FACTOR the 5th percentile of the figure's;" \
-            "baseline: $nq of $n quick, median $(fmt 1 1 \
-            "${V[cost_base]}") ns/call quick, $(fmt 1 1 \
-            "${V[cost_base_all]}") all"
-        for key in $COST_KEYS; do
-            line=$(grep "^$key " <<<"$COST_FIGS")
-            if [ -n "$line" ]; then
-                read -r _ quick all nq n <<<"$line"
-                V[cost_$key]=$(isnum "$quick" && isnum "${V[cost_base]}" &&
-                    calc "$quick - ${V[cost_base]}" || echo "-")
-                V[cost_all_$key]=$(calc "$all - ${V[cost_base_all]}")
+        if [ -z "$COST_OUT" ]; then
+            fail "cost: every try was disturbed by another tracer, or" \
+                 "abcost failed"
+        else
+            COST_FIGS=$(cost_figures <<<"$COST_OUT")
+            read -r _ V[cost_quick_share] <<<"$(head -n 1 <<<"$COST_FIGS")"
+            read -r _ V[cost_base] V[cost_base_all] nq n \
+                <<<"$(grep '^none ' <<<"$COST_FIGS")"
+            raw "cost: a measurement is quick when its page faults took" \
+                "at most x$QUICK_FACTOR the 5th percentile of the" \
+                "figure's; baseline: $nq of $n quick, median $(fmt 1 1 \
+                "${V[cost_base]}") ns/call quick, $(fmt 1 1 \
+                "${V[cost_base_all]}") all"
+            for key in $COST_KEYS; do
+                read -r _ quick all nq n <<<"$(grep "^$key " \
+                    <<<"$COST_FIGS")"
+                V[cost_$key]=$(isnum "${quick:-}" && calc \
+                    "$quick - ${V[cost_base]}" || echo "-")
+                V[cost_all_$key]=$(isnum "${all:-}" && calc \
+                    "$all - ${V[cost_base_all]}" || echo "-")
                 raw "cost $key: $nq of $n quick, median $(fmt 1 1 \
                     "$quick") ns/call quick, $(fmt 1 1 "$all") all; added" \
                     "$(fmt 1 1 "${V[cost_$key]}") ns quick, $(fmt 1 1 \
                     "${V[cost_all_$key]}") all"
-            elif [ -n "${DISTURBED[$key]:-}" ]; then
-                V[cost_$key]=disturbed
-                fail "cost $key: every round was disturbed by another" \
-                     "tracer"
-            fi
-        done
+            done
+        fi
     fi
+    exec {AB_W}>&- {AB_R}<&-
+    kill -TERM "$AB_PID" 2>/dev/null
+    wait "$AB_PID" 2>/dev/null
 fi
-spin_stop
 [ -n "$IDLE_PID" ] && stop_proc "$IDLE_PID"
 
 # ---------------------------------------------------------------------------
@@ -1167,14 +1087,19 @@ cost_rows() {
         "$(fmt 1 1 "$(v ${p}floor_raw)")" \
         "$(fmt 1 1 "$(v ${p}floor_classic)")" \
         "$(ratio "$(v ${p}floor_raw)" "$(v ${p}floor_classic)")"
+    row "${in}least pid check, 2 progs (vs ref (a))" \
+        "$(fmt 1 1 "$(v ${p}check_raw)")" \
+        "$(fmt 1 1 "$(v ${p}ref_other)")" \
+        "$(ratio "$(v ${p}check_raw)" "$(v ${p}ref_other)")"
 }
 
 table_4() {
     echo
-    echo "4. Added cost per getppid() syscall (ns, spinner's CPU time;" \
-         "spinner on CPU $SPIN_CPU, tracer on CPU $TOOL_CPU), in the" \
-         "machine's quick spells ($(fmt 0 100 "$(v cost_quick_share)")%" \
-         "of the measurements)"
+    echo "4. Added cost per getppid() syscall (ns, CPU time of abcost on" \
+         "CPU $SPIN_CPU; the tools' programs taken from them, the" \
+         "variants interleaved over $COST_ROUNDS rounds), in the machine's" \
+         "quick spells ($(fmt 0 100 "$(v cost_quick_share)")% of the" \
+         "measurements)"
     row "  baseline, nothing attached (ns/call)" \
         "$(fmt 1 1 "$(v cost_base)")" "(same)"
     cost_rows "  " cost_ verdicts
@@ -1185,7 +1110,7 @@ table_4() {
         "<= 1.3 x floor" \
         "$(verdict 'a <= 1.3 * b' "$(v cost_ours_other)" \
            "$(v cost_floor_raw)")"
-    row "  all measurements, quick and slow spells (each tracer's own mix):"
+    row "  all measurements, quick and slow spells alike:"
     row "    baseline (ns/call)" "$(fmt 1 1 "$(v cost_base_all)")" \
         "(same)"
     cost_rows "    " cost_all_

@@ -5,28 +5,8 @@
  * spin: times getppid() for the benchmarks (bench/run.sh).
  *
  * Usage:
- *   spin [-c CPU] -n COUNT [-p PAGES]
- *                             time COUNT calls, on request
  *   spin [-c CPU] -t SECONDS  call for SECONDS, on request
  *   spin [-c CPU] -f          call for ever
- *
- * With -n, for every line read on standard input, makes COUNT
- * syscall(SYS_getppid) calls, timed with clock_gettime(), and prints the
- * mean time per call in nanoseconds twice, "%.2f %.2f": first in the
- * thread's CPU time (CLOCK_THREAD_CPUTIME_ID: kernel and user time of this
- * thread only, eBPF programs run in its syscalls included, so that time
- * lost to other processes on the same CPU does not count), then in wall
- * time (CLOCK_MONOTONIC); it exits at the end of its input.  The first
- * request is preceded by an untimed warm-up of COUNT / 10 calls.  So one
- * process can be measured again and again, with and without tracers, and
- * be itself a tracer's target.
- *
- * With -p, each request then also times PAGES page faults (first writes to
- * the pages of an anonymous mapping, emptied again afterwards with
- * madvise(MADV_DONTNEED)), and prints the mean time per fault in the
- * thread's CPU time as a third number.  A page fault enters the kernel
- * without a syscall, so no syscall hook runs in it: it measures how fast
- * the machine is at that moment, independently of the tracers.
  *
  * With -t, for every line read on standard input, calls getppid() as fast
  * as it can for SECONDS, then prints the number of calls made and the
@@ -50,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -96,44 +75,19 @@ burst(double seconds, double *elapsed)
     return n;
 }
 
-/* Mean CPU time, in nanoseconds, of a first write to each of the 'pages'
- * pages at 'map', which are then emptied again. */
-static double
-faults(char *map, unsigned long pages)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    double cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-
-    for (unsigned long i = 0; i < pages; i++) {
-        ((volatile char *) map)[i * page] = 1;
-    }
-    cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
-    madvise(map, pages * page, MADV_DONTNEED);
-    return cpu / pages;
-}
-
 int
 main(int argc, char *argv[])
 {
-    unsigned long pages = 0;
-    char *map = NULL;
-    unsigned long count = 0;
     double seconds = 0;
     bool forever = false;
     char line[64];
     int cpu = -1;
     int opt;
 
-    while ((opt = getopt(argc, argv, "c:n:p:t:f")) != -1) {
+    while ((opt = getopt(argc, argv, "c:t:f")) != -1) {
         switch (opt) {
         case 'c':
             cpu = atoi(optarg);
-            break;
-        case 'n':
-            count = strtoul(optarg, NULL, 10);
-            break;
-        case 'p':
-            pages = strtoul(optarg, NULL, 10);
             break;
         case 't':
             seconds = strtod(optarg, NULL);
@@ -142,24 +96,13 @@ main(int argc, char *argv[])
             forever = true;
             break;
         default:
-            fprintf(stderr, "usage: spin [-c CPU] -n COUNT [-p PAGES] | "
-                    "-t SECONDS | -f\n");
+            fprintf(stderr, "usage: spin [-c CPU] -t SECONDS | -f\n");
             return 2;
         }
     }
-    if (!forever && !count && !(seconds > 0)) {
-        fprintf(stderr, "usage: spin [-c CPU] -n COUNT [-p PAGES] | "
-                "-t SECONDS | -f\n");
+    if (!forever && !(seconds > 0)) {
+        fprintf(stderr, "usage: spin [-c CPU] -t SECONDS | -f\n");
         return 2;
-    }
-    if (pages) {
-        map = mmap(NULL, pages * sysconf(_SC_PAGESIZE),
-                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                   0);
-        if (map == MAP_FAILED) {
-            fprintf(stderr, "spin: mmap: %s\n", strerror(errno));
-            return 1;
-        }
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (cpu >= 0) {
@@ -179,34 +122,11 @@ main(int argc, char *argv[])
         }
     }
 
-    if (seconds > 0) {
-        while (fgets(line, sizeof line, stdin)) {
-            double elapsed;
-            unsigned long n = burst(seconds, &elapsed);
-
-            printf("%lu %.6f\n", n, elapsed / 1e9);
-            fflush(stdout);
-        }
-        return 0;
-    }
-
-    calls(count / 10);
-    if (pages) {
-        faults(map, pages);
-    }
     while (fgets(line, sizeof line, stdin)) {
-        double cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-        double wall = now_ns();
+        double elapsed;
+        unsigned long n = burst(seconds, &elapsed);
 
-        calls(count);
-        wall = now_ns() - wall;
-        cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
-        if (pages) {
-            printf("%.2f %.2f %.2f\n", cpu / count, wall / count,
-                   faults(map, pages));
-        } else {
-            printf("%.2f %.2f\n", cpu / count, wall / count);
-        }
+        printf("%lu %.6f\n", n, elapsed / 1e9);
         fflush(stdout);
     }
     return 0;
