@@ -53,18 +53,17 @@
 #include <limits.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "helper.h"
 
 #define ABCOST_MAX_VARIANTS 16
 
@@ -402,16 +401,8 @@ main(int argc, char *argv[])
         usage();
         return 2;
     }
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (cpu >= 0) {
-        cpu_set_t set;
-
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        if (sched_setaffinity(0, sizeof set, &set)) {
-            fprintf(stderr, "abcost: CPU %ld: %s\n", cpu, strerror(errno));
-            return 1;
-        }
+    if (bench_helper_start("abcost", cpu)) {
+        return 1;
     }
     map = mmap(NULL, pages * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -24,10 +24,10 @@ bench/build/runcmd: bench/runcmd.c | bench/build
 bench/build/threads: bench/threads.c | bench/build
 	$(CC) $(BENCH_CFLAGS) -pthread -o $@ $<
 
-bench/build/spin: bench/spin.c | bench/build
+bench/build/spin: bench/spin.c bench/helper.h | bench/build
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-bench/build/abcost: bench/abcost.c | bench/build
+bench/build/abcost: bench/abcost.c bench/helper.h | bench/build
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
 bench-helpers: $(BENCH_HELPERS)

@@ -24,16 +24,15 @@
 #endif
 
 #include <errno.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "helper.h"
 
 static double
 clock_ns(clockid_t clock)
@@ -104,16 +103,8 @@ main(int argc, char *argv[])
         fprintf(stderr, "usage: spin [-c CPU] -t SECONDS | -f\n");
         return 2;
     }
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (cpu >= 0) {
-        cpu_set_t set;
-
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        if (sched_setaffinity(0, sizeof set, &set)) {
-            fprintf(stderr, "spin: CPU %d: %s\n", cpu, strerror(errno));
-            return 1;
-        }
+    if (bench_helper_start("spin", cpu)) {
+        return 1;
     }
 
     if (forever) {
