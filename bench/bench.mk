@@ -7,7 +7,8 @@
 # and writes it to bench/results.txt.  The comment at the top of
 # bench/run.sh says what each figure means and how it is measured.
 #
-#   make bench                    everything (about four minutes)
+#   make bench                    everything (four to seven minutes:
+#                                 figure 4 may add rounds)
 #   make bench BENCH_ARGS=--quick fewer repetitions (see bench/run.sh -h)
 
 BENCH_HELPERS = bench/build/runcmd bench/build/threads bench/build/spin \

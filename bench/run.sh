@@ -438,17 +438,17 @@ cpu_busy() {
 
 # Other eBPF programs on the syscall hooks (raw tracepoints sys_enter and
 # sys_exit, classic tracepoints raw_syscalls:*) add their cost to every
-# syscall, baseline included: counts those held by processes other than
-# PID $1 (optional), as "bpftool perf show" lists them ("pid 12  fd 5:
-# prog_id 7  raw_tracepoint  sys_enter", or "tracepoint").
+# syscall, baseline included: counts them, as "bpftool perf show" lists
+# them ("pid 12  fd 5: prog_id 7  raw_tracepoint  sys_enter", or
+# "tracepoint").
 syscall_hooks() {
     if ! command -v bpftool > /dev/null; then
         echo 0
         return
     fi
-    bpftool perf show 2>/dev/null | awk -v me="${1:-}" '
+    bpftool perf show 2>/dev/null | awk '
         $1 == "pid" && $NF ~ /^sys_(enter|exit)$/ \
-            && $(NF - 1) ~ /^(raw_)?tracepoint$/ && $2 != me { n++ }
+            && $(NF - 1) ~ /^(raw_)?tracepoint$/ { n++ }
         END { print n + 0 }'
 }
 
@@ -911,6 +911,7 @@ if [ -n "$IDLE_PID" ] && want 4; then
             -r "$COST_ROUNDS" -i "$IDLE_PID"
     }
     AB_PID=$ABCOST_PID
+    track "$AB_PID" abcost
     exec {AB_W}>&"${ABCOST[1]}" {AB_R}<&"${ABCOST[0]}"
     log "4. cost per syscall: starting the tracers, taking their programs"
     cost_hold ours_other "$IDLE_PID" "${OURS[@]}" &&
@@ -978,8 +979,7 @@ if [ -n "$IDLE_PID" ] && want 4; then
         fi
     fi
     exec {AB_W}>&- {AB_R}<&-
-    kill -TERM "$AB_PID" 2>/dev/null
-    wait "$AB_PID" 2>/dev/null
+    stop_proc "$AB_PID"
 fi
 [ -n "$IDLE_PID" ] && stop_proc "$IDLE_PID"
 
