@@ -35,6 +35,7 @@ CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
 UNIT_TESTS = tests/test_units
+KERNEL_TESTS = tests/test_kernel
 
 .PHONY: all check unit e2e demo install uninstall clean deps prepare-host \
 	workload bench fuzz
@@ -60,13 +61,21 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Tests.
-$(UNIT_TESTS): tests/test_units.c $(CORE_OBJS) $(KERNEL_OBJS)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+$(UNIT_TESTS): tests/test_units.c tests/check.h $(CORE_OBJS) $(KERNEL_OBJS)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
+
+# The template through the kernel: compiled, verified and run (as root).
+$(KERNEL_TESTS): tests/test_kernel.c tests/check.h $(CORE_OBJS) \
+		$(KERNEL_OBJS)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
 tests/workload: tests/workload.c
 	$(CC) -O2 -g $(WARNFLAGS) -fno-omit-frame-pointer -pthread -o $@ $<
 
-workload: tests/workload
+tests/cycler: tests/cycler.c
+	$(CC) -O2 -g $(WARNFLAGS) -pthread -o $@ $<
+
+workload: tests/workload tests/cycler
 
 deps:
 	tools/install-deps.sh build test
@@ -77,14 +86,15 @@ prepare-host:
 unit: $(UNIT_TESTS)
 	$(UNIT_TESTS)
 
-e2e: kernel_delay tests/workload
+e2e: kernel_delay tests/workload tests/cycler
 	tests/e2e.sh ./kernel_delay
 
 # The README's test command: everything, from a fresh Debian 12 machine.
 check:
 	tools/install-deps.sh build test
 	tools/prepare-host.sh
-	$(MAKE) all $(UNIT_TESTS) tests/workload fuzz-build
+	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload tests/cycler \
+		fuzz-build
 	tools/run-tests.sh
 
 demo:
@@ -113,4 +123,5 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 clean:
-	rm -rf build kernel_delay $(UNIT_TESTS) tests/workload
+	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload \
+		tests/cycler

@@ -9,7 +9,9 @@
  *
  * No kernel header is included for struct layouts: the offsets of the
  * task_struct, irqaction and pt_regs fields read here come from the running
- * kernel's BTF and are substituted as plain numbers.
+ * kernel's BTF and are substituted as plain numbers.  So no code here may
+ * use a kernel struct's members, nor a macro that does (PT_REGS_RC() and
+ * the like): without headers, those structs are only declared.
  *
  * Every hook is a raw tracepoint.  Each one first checks, as cheaply as
  * possible, whether the event concerns the target process, so that the
@@ -27,6 +29,7 @@
 #define KD_SIZE_TASK_STATE  @SIZE_TASK_STATE@
 #define KD_OFF_IRQ_NAME     @OFF_IRQACTION_NAME@
 #define KD_OFF_SYSCALL_NR   @OFF_PT_REGS_SYSCALL_NR@
+#define KD_OFF_REGS_RC      @OFF_PT_REGS_RC@
 #define KD_SYSCALL_POLL     @SYSCALL_POLL@
 #define KD_MAX_THREADS      @MAX_THREADS@
 #define KD_MAX_SYSCALLS     @MAX_SYSCALL_ENTRIES@
@@ -37,11 +40,15 @@
 #define KD_TASK_STOPPED     0x0004
 #define KD_IRQ_NONE         0
 
-/* Values of capture_on[0].  User space arms a sample (IDLE), starts it
- * (ON) unless a start trigger does, and marks it STOPPED while it reports,
- * so that no trigger starts a sample before the maps are empty again. */
-#define KD_CAPTURE_IDLE     0
+/* Values of capture_on[0].  The map starts UNARMED, so that no start
+ * trigger can start a sample while the other probes (the stop trigger's
+ * above all) are still being attached.  Once every probe is attached, user
+ * space arms a sample (IDLE), starts it (ON) unless a start trigger does,
+ * and marks it STOPPED while it reports, so that no trigger starts a
+ * sample before the maps are empty again. */
+#define KD_CAPTURE_UNARMED  0
 #define KD_CAPTURE_ON       1
+#define KD_CAPTURE_IDLE     2
 #define KD_CAPTURE_STOPPED  0xffff
 
 /* Indexes into counters. */
@@ -650,7 +657,9 @@ kd_start_trigger_probe(void *ctx)
     if (!on) {
         return 0;
     }
-    /* Only an armed sample starts, and only once, whatever CPU races. */
+    /* Only an armed sample starts, and only once, whatever CPU races.  A
+     * trigger before the first arming is no missed sample: it fired while
+     * kernel_delay was still attaching. */
     if (__sync_val_compare_and_swap(on, KD_CAPTURE_IDLE, KD_CAPTURE_ON)
         != KD_CAPTURE_IDLE) {
         if (*on == KD_CAPTURE_STOPPED) {
@@ -693,17 +702,24 @@ kd_stop_trigger_probe(void *ctx)
 #if @WITH_UPCALL_STATS@
 BPF_PERCPU_HASH(upcall_count, u64, u64, 256);
 
+/* The return value is read at its BTF offset in struct pt_regs, not with
+ * PT_REGS_RC(): without kernel headers, struct pt_regs is only declared
+ * here.  ovs_dp_upcall() returns an int, the register's low half. */
 int
-kd_upcall_return(struct pt_regs *ctx)
+kd_upcall_return(void *ctx)
 {
-    int ret = PT_REGS_RC(ctx);
-    u64 key = ret >= 0 ? 0 : -ret;
+    u64 rc = 0;
+    int ret;
+    u64 key;
     u64 zero = 0;
     u64 *count;
 
     if (!kd_capturing()) {
         return 0;
     }
+    bpf_probe_read_kernel(&rc, sizeof rc, ctx + KD_OFF_REGS_RC);
+    ret = (int) rc;
+    key = ret >= 0 ? 0 : -ret;
     count = upcall_count.lookup_or_try_init(&key, &zero);
     if (count) {
         *count += 1;

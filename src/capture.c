@@ -71,6 +71,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "SIZE_TASK_STATE", layout->task_state_size },
         { "OFF_IRQACTION_NAME", layout->irqaction_name },
         { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
+        { "OFF_PT_REGS_RC", layout->regs_rc },
         { "SYSCALL_POLL", s_poll },
         { "MAX_THREADS", s_threads },
         { "MAX_SYSCALL_ENTRIES", s_syscalls },
@@ -154,11 +155,12 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     if (options->debug) {
         fprintf(stderr, "kernel_delay: kernel layout from %s: "
                 "task_struct.pid @%s, .tgid @%s, .%s @%s (%s bytes), "
-                "irqaction.name @%s, pt_regs syscall nr @%s\n",
+                "irqaction.name @%s, pt_regs syscall nr @%s, "
+                "return value @%s\n",
                 layout.from_btf ? "BTF" : "kernel headers (no BTF)",
                 layout.task_pid, layout.task_tgid, layout.state_field,
                 layout.task_state, layout.task_state_size,
-                layout.irqaction_name, layout.syscall_nr);
+                layout.irqaction_name, layout.syscall_nr, layout.regs_rc);
     }
 
     for (size_t i = 0; i < KD_ARRAY_SIZE(hooks); i++) {

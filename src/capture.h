@@ -26,9 +26,12 @@ struct kd_options;
 /* Frames in a stack of the stack map (the kernel's PERF_MAX_STACK_DEPTH). */
 #define KD_STACK_DEPTH          127
 
-/* Values of the capture_on map, as the eBPF program reads them. */
-#define KD_CAPTURE_IDLE     0
+/* Values of the capture_on map, as the eBPF program reads them.  It
+ * starts UNARMED (the map's zero): no start trigger is honoured until
+ * kd_run_samples() arms the first sample, once every probe is attached. */
+#define KD_CAPTURE_UNARMED  0
 #define KD_CAPTURE_ON       1
+#define KD_CAPTURE_IDLE     2
 #define KD_CAPTURE_STOPPED  0xffff
 
 /* The maps that can fill up, in the order of the eBPF program's

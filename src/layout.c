@@ -8,6 +8,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +16,26 @@
 
 #include "util.h"
 
-/* The member of struct pt_regs that holds the syscall number, as the
- * kernel's syscall_get_nr() reads it. */
+/* The members of struct pt_regs that hold the syscall number, as the
+ * kernel's syscall_get_nr() reads it, and a function's return value, as
+ * its regs_return_value() reads it: a member name and, for arrays, the
+ * element's index (and, for the headers, the same as a member
+ * designator). */
 #if defined(__x86_64__)
 #define KD_PT_REGS_SYSCALL_NR "orig_ax"
+#define KD_PT_REGS_RC "ax"
+#define KD_PT_REGS_RC_INDEX 0
+#define KD_PT_REGS_RC_EXPR "ax"
 #elif defined(__aarch64__)
 #define KD_PT_REGS_SYSCALL_NR "syscallno"
+#define KD_PT_REGS_RC "regs"
+#define KD_PT_REGS_RC_INDEX 0
+#define KD_PT_REGS_RC_EXPR "regs[0]"
 #elif defined(__s390x__)
 #define KD_PT_REGS_SYSCALL_NR "int_code"
+#define KD_PT_REGS_RC "gprs"
+#define KD_PT_REGS_RC_INDEX 2
+#define KD_PT_REGS_RC_EXPR "gprs[2]"
 #else
 #error "kernel_delay does not know this architecture's struct pt_regs"
 #endif
@@ -80,6 +93,24 @@ kd_btf_offset(const struct btf *btf, const char *sname, const char *field,
     return 0;
 }
 
+/* The plain members read from BTF: where each one's offset goes. */
+struct kd_layout_member {
+    const char *sname;
+    const char *field;
+    size_t offset;              /* Of the char[64] in struct kd_layout. */
+    long index;                 /* Element of an array of 8-byte words. */
+};
+
+static const struct kd_layout_member kd_layout_members[] = {
+    { "task_struct", "pid", offsetof(struct kd_layout, task_pid), 0 },
+    { "task_struct", "tgid", offsetof(struct kd_layout, task_tgid), 0 },
+    { "irqaction", "name", offsetof(struct kd_layout, irqaction_name), 0 },
+    { "pt_regs", KD_PT_REGS_SYSCALL_NR,
+      offsetof(struct kd_layout, syscall_nr), 0 },
+    { "pt_regs", KD_PT_REGS_RC, offsetof(struct kd_layout, regs_rc),
+      KD_PT_REGS_RC_INDEX },
+};
+
 static int
 kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
                    char **error)
@@ -87,18 +118,18 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     long off, size;
     int error_;
 
-    error_ = kd_btf_offset(btf, "task_struct", "pid", &off, NULL, error);
-    if (error_) {
-        return error_;
-    }
-    snprintf(layout->task_pid, sizeof layout->task_pid, "%ld", off);
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_layout_members); i++) {
+        const struct kd_layout_member *m = &kd_layout_members[i];
+        char *dst = (char *) layout + m->offset;
 
-    error_ = kd_btf_offset(btf, "task_struct", "tgid", &off, NULL, error);
-    if (error_) {
-        return error_;
+        error_ = kd_btf_offset(btf, m->sname, m->field, &off, NULL, error);
+        if (error_) {
+            return error_;
+        }
+        snprintf(dst, KD_LAYOUT_EXPR_SIZE, "%ld", off + m->index * 8);
     }
-    snprintf(layout->task_tgid, sizeof layout->task_tgid, "%ld", off);
 
+    /* task_struct.state became __state in Linux 5.14. */
     layout->state_field = "__state";
     error_ = kd_btf_offset(btf, "task_struct", "__state", &off, &size,
                            error);
@@ -120,20 +151,6 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     snprintf(layout->task_state, sizeof layout->task_state, "%ld", off);
     snprintf(layout->task_state_size, sizeof layout->task_state_size,
              "%ld", size);
-
-    error_ = kd_btf_offset(btf, "irqaction", "name", &off, NULL, error);
-    if (error_) {
-        return error_;
-    }
-    snprintf(layout->irqaction_name, sizeof layout->irqaction_name, "%ld",
-             off);
-
-    error_ = kd_btf_offset(btf, "pt_regs", KD_PT_REGS_SYSCALL_NR, &off,
-                           NULL, error);
-    if (error_) {
-        return error_;
-    }
-    snprintf(layout->syscall_nr, sizeof layout->syscall_nr, "%ld", off);
 
     layout->includes = "";
     layout->from_btf = true;
@@ -169,6 +186,8 @@ kd_layout_from_headers(struct kd_layout *layout)
              "offsetof(struct irqaction, name)");
     snprintf(layout->syscall_nr, sizeof layout->syscall_nr,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_SYSCALL_NR);
+    snprintf(layout->regs_rc, sizeof layout->regs_rc,
+             "offsetof(struct pt_regs, %s)", KD_PT_REGS_RC_EXPR);
 }
 
 int

@@ -12,16 +12,19 @@
  * offsets are numbers read from the running kernel; without BTF they are
  * C expressions (offsetof()) that libbcc resolves with the installed
  * kernel headers, which must then match the running kernel. */
+#define KD_LAYOUT_EXPR_SIZE 64
+
 struct kd_layout {
     bool from_btf;
     const char *state_field;    /* "__state" (>= 5.14) or "state". */
     const char *includes;       /* Extra #include lines, or "". */
-    char task_pid[64];
-    char task_tgid[64];
-    char task_state[64];
-    char task_state_size[64];
-    char irqaction_name[64];
-    char syscall_nr[64];        /* Syscall number in struct pt_regs. */
+    char task_pid[KD_LAYOUT_EXPR_SIZE];
+    char task_tgid[KD_LAYOUT_EXPR_SIZE];
+    char task_state[KD_LAYOUT_EXPR_SIZE];
+    char task_state_size[KD_LAYOUT_EXPR_SIZE];
+    char irqaction_name[KD_LAYOUT_EXPR_SIZE];
+    char syscall_nr[KD_LAYOUT_EXPR_SIZE];   /* Syscall number in pt_regs. */
+    char regs_rc[KD_LAYOUT_EXPR_SIZE];      /* Return value in pt_regs. */
 };
 
 /* Fills 'layout' from the running kernel's BTF, or, when the kernel has

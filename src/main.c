@@ -622,6 +622,19 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
 {
     const struct kd_event_state *ev = &capture->events.state;
     unsigned int done = 0, index = 0;
+    int err;
+
+    /* Every probe is attached by now: only from here may a start trigger
+     * start a sample.  Were it honoured earlier, while the stop trigger
+     * was still being attached, the first sample could run from one
+     * cycle's start to the next cycle's stop. */
+    if (o->start_trigger) {
+        err = kd_capture_set(capture, KD_CAPTURE_IDLE);
+        if (err) {
+            printf("ERROR: Failed to arm the capture: %s\n", strerror(err));
+            return err;
+        }
+    }
 
     while (done < o->sample_count && !kd_signalled && !w->target_exited) {
         uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
@@ -634,7 +647,6 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
             .index = ++index,
         };
         uint64_t state;
-        int err;
 
         if (!o->start_trigger) {
             err = kd_capture_set(capture, KD_CAPTURE_ON);

@@ -12,11 +12,8 @@
  * kernel_delay.py (its argparse setup and process_results() format
  * strings), never from this program's own output.
  *
- * A tiny framework: the CHECK_*() macros record a failure with file:line
- * and the expected and actual values, print it on one line, and let the
- * test go on.  A test (one function of 'tests' below) fails when any of
- * its checks fails.  The last line is "N passed, N failed", where N counts
- * test functions, and the exit status is 1 when any test failed. */
+ * The framework is tests/check.h: "tests/test_units -k trigger" runs the
+ * tests whose names contain "trigger". */
 
 #include <errno.h>
 #include <ftw.h>
@@ -45,180 +42,7 @@
 #include "json.h"
 #include "util.h"
 
-/* The framework. */
-
-static const char *current_test;
-static int current_failures;    /* Failed checks in the current test. */
-
-static void check_fail(const char *file, int line, const char *format, ...)
-    KD_PRINTF_FORMAT(3, 4);
-
-static void
-check_fail(const char *file, int line, const char *format, ...)
-{
-    va_list args;
-
-    printf("%s:%d: %s: ", file, line, current_test);
-    va_start(args, format);
-    vprintf(format, args);
-    va_end(args);
-    putchar('\n');
-    current_failures++;
-}
-
-/* Appends 's' to 'ds' in C notation, so that it fits on one line. */
-static void
-put_escaped(struct kd_ds *ds, const char *s)
-{
-    if (!s) {
-        kd_ds_put_cstr(ds, "NULL");
-        return;
-    }
-    kd_ds_put_char(ds, '"');
-    for (; *s; s++) {
-        unsigned char c = *s;
-
-        if (c == '\n') {
-            kd_ds_put_cstr(ds, "\\n");
-        } else if (c == '\t') {
-            kd_ds_put_cstr(ds, "\\t");
-        } else if (c == '"' || c == '\\') {
-            kd_ds_put_char(ds, '\\');
-            kd_ds_put_char(ds, c);
-        } else if (c < 0x20 || c >= 0x7f) {
-            kd_ds_put_format(ds, "\\x%02x", c);
-        } else {
-            kd_ds_put_char(ds, c);
-        }
-    }
-    kd_ds_put_char(ds, '"');
-}
-
-static bool
-check_true(bool ok, const char *expr, const char *file, int line)
-{
-    if (!ok) {
-        check_fail(file, line, "CHECK(%s) failed", expr);
-    }
-    return ok;
-}
-
-static bool
-check_int(long long actual, long long expected, const char *expr,
-          const char *file, int line)
-{
-    if (actual != expected) {
-        check_fail(file, line, "%s: expected %lld, got %lld", expr,
-                   expected, actual);
-        return false;
-    }
-    return true;
-}
-
-static bool
-check_uint(unsigned long long actual, unsigned long long expected,
-           const char *expr, const char *file, int line)
-{
-    if (actual != expected) {
-        check_fail(file, line, "%s: expected %llu (%#llx), got %llu "
-                   "(%#llx)", expr, expected, expected, actual, actual);
-        return false;
-    }
-    return true;
-}
-
-static bool
-check_double(double actual, double expected, const char *expr,
-             const char *file, int line)
-{
-    if (!(actual == expected)) {
-        check_fail(file, line, "%s: expected %.17g, got %.17g", expr,
-                   expected, actual);
-        return false;
-    }
-    return true;
-}
-
-static bool
-check_str(const char *actual, const char *expected, const char *expr,
-          const char *file, int line)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-
-    if (actual && expected && !strcmp(actual, expected)) {
-        return true;
-    }
-    if (actual && expected && strchr(expected, '\n')) {
-        /* Multi-line: show the first line that differs. */
-        const char *a = actual, *e = expected;
-        int n = 1;
-
-        for (;;) {
-            size_t al = strcspn(a, "\n"), el = strcspn(e, "\n");
-
-            if (al != el || memcmp(a, e, al) || a[al] != e[el]) {
-                char *as = kd_xasprintf("%.*s%s", (int) al, a,
-                                        a[al] ? "\n" : "");
-                char *es = kd_xasprintf("%.*s%s", (int) el, e,
-                                        e[el] ? "\n" : "");
-
-                kd_ds_put_format(&ds, "%s: line %d differs: expected ",
-                                 expr, n);
-                put_escaped(&ds, es);
-                kd_ds_put_cstr(&ds, ", got ");
-                put_escaped(&ds, as);
-                free(as);
-                free(es);
-                break;
-            }
-            a += al + 1;
-            e += el + 1;
-            n++;
-        }
-    } else {
-        kd_ds_put_format(&ds, "%s: expected ", expr);
-        put_escaped(&ds, expected);
-        kd_ds_put_cstr(&ds, ", got ");
-        put_escaped(&ds, actual);
-    }
-    check_fail(file, line, "%s", kd_ds_cstr(&ds));
-    kd_ds_destroy(&ds);
-    return false;
-}
-
-static bool
-check_contains(const char *haystack, const char *needle, bool want,
-               const char *expr, const char *file, int line)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    bool found = haystack && strstr(haystack, needle);
-
-    if (found == want) {
-        return true;
-    }
-    kd_ds_put_format(&ds, "%s: %s ", expr,
-                     want ? "does not contain" : "contains");
-    put_escaped(&ds, needle);
-    check_fail(file, line, "%s", kd_ds_cstr(&ds));
-    kd_ds_destroy(&ds);
-    return false;
-}
-
-#define CHECK(COND) check_true((COND), #COND, __FILE__, __LINE__)
-#define CHECK_INT(ACTUAL, EXPECTED) \
-    check_int((ACTUAL), (EXPECTED), #ACTUAL, __FILE__, __LINE__)
-#define CHECK_UINT(ACTUAL, EXPECTED) \
-    check_uint((ACTUAL), (EXPECTED), #ACTUAL, __FILE__, __LINE__)
-#define CHECK_DOUBLE(ACTUAL, EXPECTED) \
-    check_double((ACTUAL), (EXPECTED), #ACTUAL, __FILE__, __LINE__)
-#define CHECK_STR(ACTUAL, EXPECTED) \
-    check_str((ACTUAL), (EXPECTED), #ACTUAL, __FILE__, __LINE__)
-#define CHECK_CONTAINS(HAYSTACK, NEEDLE) \
-    check_contains((HAYSTACK), (NEEDLE), true, #HAYSTACK, __FILE__, \
-                   __LINE__)
-#define CHECK_NOT_CONTAINS(HAYSTACK, NEEDLE) \
-    check_contains((HAYSTACK), (NEEDLE), false, #HAYSTACK, __FILE__, \
-                   __LINE__)
+#include "check.h"
 
 /* Options. */
 
@@ -1141,8 +965,10 @@ test_layout_headers(void)
     CHECK_STR(l.irqaction_name, "offsetof(struct irqaction, name)");
 #if defined(__x86_64__)
     CHECK_STR(l.syscall_nr, "offsetof(struct pt_regs, orig_ax)");
+    CHECK_STR(l.regs_rc, "offsetof(struct pt_regs, ax)");
 #elif defined(__aarch64__)
     CHECK_STR(l.syscall_nr, "offsetof(struct pt_regs, syscallno)");
+    CHECK_STR(l.regs_rc, "offsetof(struct pt_regs, regs[0])");
 #endif
 }
 
@@ -1177,6 +1003,8 @@ test_capture_source_headers(void)
     CHECK_CONTAINS(text, "\n#define KD_SYSCALL_POLL     7\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_SYSCALL_NR   "
                    "offsetof(struct pt_regs, orig_ax)\n");
+    CHECK_CONTAINS(text, "\n#define KD_OFF_REGS_RC      "
+                   "offsetof(struct pt_regs, ax)\n");
 #endif
     free(text);
 }
@@ -1197,6 +1025,7 @@ test_capture_source_btf(void)
     snprintf(l.task_state_size, sizeof l.task_state_size, "4");
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "80");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "120");
+    snprintf(l.regs_rc, sizeof l.regs_rc, "80");
 
     CHECK_INT(kd_capture_source(&kd_options_defaults, 4321, &l, NULL, false, &text,
                                 &error), 0);
@@ -1215,6 +1044,7 @@ test_capture_source_btf(void)
     CHECK_CONTAINS(text, "\n#define KD_SIZE_TASK_STATE  4\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_IRQ_NAME     80\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_SYSCALL_NR   120\n");
+    CHECK_CONTAINS(text, "\n#define KD_OFF_REGS_RC      80\n");
     CHECK_CONTAINS(text, "\n#define KD_MAX_THREADS      8192\n");
 #if defined(__x86_64__)
     CHECK_CONTAINS(text, "\n#define KD_SYSCALL_POLL     7\n");
@@ -1240,6 +1070,7 @@ test_capture_source_values_verbatim(void)
     snprintf(l.task_state_size, sizeof l.task_state_size, "8");
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "3");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "4");
+    snprintf(l.regs_rc, sizeof l.regs_rc, "5");
     CHECK_INT(kd_capture_source(&kd_options_defaults, 1, &l, NULL, false, &text,
                                 &error), 0);
     CHECK_CONTAINS(text, "\n/* @TGID@ */\n");
@@ -2890,13 +2721,6 @@ test_histograms(void)
     kd_ds_destroy(&ds);
 }
 
-struct test {
-    const char *name;
-    void (*function)(void);
-};
-
-#define TEST(NAME) { #NAME, NAME }
-
 static const struct test tests[] = {
     TEST(test_options_defaults),
     TEST(test_options_long_and_short),
@@ -2968,22 +2792,7 @@ static const struct test tests[] = {
 };
 
 int
-main(void)
+main(int argc, char *argv[])
 {
-    int passed = 0, failed = 0;
-
-    /* Failures and the summary go to stdout, in order. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    for (size_t i = 0; i < KD_ARRAY_SIZE(tests); i++) {
-        current_test = tests[i].name;
-        current_failures = 0;
-        tests[i].function();
-        if (current_failures) {
-            failed++;
-        } else {
-            passed++;
-        }
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_main(tests, KD_ARRAY_SIZE(tests), argc, argv);
 }
