@@ -176,7 +176,9 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     if (!options->skip_upcall_stats) {
         char *why = NULL;
 
-        c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall", &why);
+        c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall",
+                                                     &c->upcall_module,
+                                                     &why);
         if (!c->with_upcalls) {
             fprintf(stderr, "kernel_delay: note: no upcall statistics: %s "
                     "(--skip-upcall-stats hides this note)\n", why);
@@ -473,6 +475,15 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         if (err) {
             return err;
         }
+        /* The kernel disarms a kprobe in a module that is unloaded, and
+         * does not arm it again if the module comes back. */
+        if (c->upcall_module && !c->upcall_module_gone) {
+            char *path = kd_xasprintf("/sys/module/%s/initstate",
+                                      c->upcall_module);
+
+            c->upcall_module_gone = !kd_path_exists(path);
+            free(path);
+        }
     }
 
     /* The intervals in progress must not carry over to the next sample. */
@@ -507,4 +518,6 @@ kd_capture_close(struct kd_capture *c)
         c->with_events = false;
     }
     kd_program_close(&c->prog);
+    free(c->upcall_module);
+    c->upcall_module = NULL;
 }

@@ -70,6 +70,8 @@ struct kd_capture {
     bool with_events;
     bool with_stacks;
     bool with_upcalls;
+    char *upcall_module;        /* Module of ovs_dp_upcall(), or NULL. */
+    bool upcall_module_gone;    /* It was unloaded: the kretprobe is dead. */
     bool with_histograms;
     unsigned int stack_trace_size;
     struct kd_events events;

@@ -16,14 +16,6 @@
 
 #include "util.h"
 
-static bool
-kd_path_exists(const char *path)
-{
-    struct stat st;
-
-    return !stat(path, &st);
-}
-
 /* The tracefs directory, wherever it is mounted. */
 static const char *
 kd_tracefs(void)
@@ -225,13 +217,16 @@ kd_hook_prepare_trace(struct kd_hook *h, char **error)
 /* Whether 'func' is listed in tracefs's available_filter_functions (where
  * the kernel can say; true when it cannot). */
 static bool
-kd_kernel_function_traceable(const char *func)
+kd_kernel_function_traceable(const char *func, char **module)
 {
     char path[512], line[512];
     size_t len = strlen(func);
     bool found = false;
     FILE *f;
 
+    if (module) {
+        *module = NULL;
+    }
     snprintf(path, sizeof path, "%s/available_filter_functions",
              kd_tracefs());
     f = fopen(path, "re");
@@ -243,11 +238,18 @@ kd_kernel_function_traceable(const char *func)
                 && (line[len] == '\n' || line[len] == ' ');
     }
     fclose(f);
+
+    /* "FUNCTION [MODULE]" for a function of a module. */
+    if (found && module && line[len] == ' ' && line[len + 1] == '[') {
+        size_t n = strcspn(line + len + 2, "]\n");
+
+        *module = kd_xasprintf("%.*s", (int) n, line + len + 2);
+    }
     return found;
 }
 
 bool
-kd_hook_kernel_function_ok(const char *func, char **why)
+kd_hook_kernel_function_ok(const char *func, char **module, char **why)
 {
     char path[512];
 
@@ -258,7 +260,7 @@ kd_hook_kernel_function_ok(const char *func, char **why)
                           "(CONFIG_KPROBES is not set)");
         return false;
     }
-    if (!kd_kernel_function_traceable(func)) {
+    if (!kd_kernel_function_traceable(func, module)) {
         *why = kd_xasprintf("kernel function '%s' does not exist or cannot "
                             "be traced (not in available_filter_functions; "
                             "is its module loaded?)", func);
@@ -273,7 +275,7 @@ kd_hook_prepare_kprobe(struct kd_hook *h, char **error)
     const struct kd_trigger *t = h->trigger;
     char *why;
 
-    if (!kd_hook_kernel_function_ok(t->function, &why)) {
+    if (!kd_hook_kernel_function_ok(t->function, NULL, &why)) {
         /* Capitalized, as it starts the reason of an ERROR line. */
         why[0] = why[0] >= 'a' && why[0] <= 'z' ? why[0] - 'a' + 'A'
                                                  : why[0];

@@ -51,8 +51,11 @@ int kd_hook_attach(struct kd_hook *, struct kd_program *,
 void kd_hook_close(struct kd_hook *);
 
 /* Whether kernel function 'func' can be traced with a k(ret)probe here.
+ * If so and 'module' is nonnull, '*module' is the name of the module it
+ * belongs to (to be freed), or NULL when it is part of the kernel itself.
  * If not, '*why' (to be freed) says why. */
-bool kd_hook_kernel_function_ok(const char *func, char **why);
+bool kd_hook_kernel_function_ok(const char *func, char **module,
+                                char **why);
 
 /* Lists the USDT probes of process 'pid' into a new string '*list', one
  * "provider:name" per line with binary and number of locations.  Returns

@@ -125,14 +125,6 @@ kd_host_cleanup_stale_probes(void)
     return removed;
 }
 
-static bool
-kd_exists(const char *path)
-{
-    struct stat st;
-
-    return !stat(path, &st);
-}
-
 int
 kd_host_check_headers(char **error)
 {
@@ -149,7 +141,7 @@ kd_host_check_headers(char **error)
     }
     snprintf(path, sizeof path, "/lib/modules/%s/build/include",
              uts.release);
-    if (kd_exists(path) || kd_exists("/sys/kernel/kheaders.tar.xz")) {
+    if (kd_path_exists(path) || kd_path_exists("/sys/kernel/kheaders.tar.xz")) {
         return 0;
     }
     *error = kd_xasprintf(

@@ -474,9 +474,11 @@ kd_json_warnings(struct kd_ds *ds, const struct kd_report_ctx *ctx,
         }
     }
     kd_ds_put_format(ds, "},\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
-                     PRIu64 ",\"triggers_missed\":%" PRIu64 "}",
+                     PRIu64 ",\"triggers_missed\":%" PRIu64
+                     ",\"upcall_module_unloaded\":%s}",
                      lost_stacks, counters[KD_COUNTER_EVENTS_DROPPED],
-                     counters[KD_COUNTER_TRIGGERS_MISSED]);
+                     counters[KD_COUNTER_TRIGGERS_MISSED],
+                     ctx->capture->upcall_module_gone ? "true" : "false");
 }
 
 /* Reads the sample that just ended and, unless it is skipped, reports it:
@@ -550,6 +552,11 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
             kd_report_sample(&ds, &sample);
             kd_report_upcalls(&ds, sample.upcalls, sample.n_upcalls,
                               sample.n_cpus);
+            if (capture->upcall_module_gone) {
+                kd_ds_put_format(&ds, "\n# WARNING: Kernel module %s was "
+                                 "unloaded: upcalls are not counted since."
+                                 "\n", capture->upcall_module);
+            }
             if (capture->with_events && o->syscall_events) {
                 kd_report_syscall_events(&ds, ctx, &sample);
             }

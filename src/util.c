@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void
@@ -254,4 +255,12 @@ kd_read_file_line(const char *path, char **line)
     buf[strcspn(buf, "\n")] = '\0';
     *line = kd_xstrdup(buf);
     return 0;
+}
+
+bool
+kd_path_exists(const char *path)
+{
+    struct stat st;
+
+    return !stat(path, &st);
 }

@@ -7,6 +7,7 @@
 #define KD_UTIL_H 1
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -57,5 +58,8 @@ void kd_ds_flush(struct kd_ds *, FILE *stream, size_t threshold);
  * bytes, into a new string without its newline.  Returns 0 or a positive
  * errno. */
 int kd_read_file_line(const char *path, char **line);
+
+/* Whether 'path' exists (stat() succeeds). */
+bool kd_path_exists(const char *path);
 
 #endif /* util.h */

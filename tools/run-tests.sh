@@ -7,36 +7,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0
-failed=0
-
-run_suite() {
-    local name=$1
-    shift
-    local log
-    log=$(mktemp)
-    echo "=== $name: $*"
-    "$@" 2>&1 | tee "$log"
-    local rc=${PIPESTATUS[0]}
-    local line
-    line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" |
-           tail -n 1)
-    rm -f "$log"
-    if [ -z "$line" ]; then
-        echo "$name: did not report its results (exit $rc)"
-        failed=$((failed + 1))
-        return
-    fi
-    local p f
-    p=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/')
-    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-    passed=$((passed + p))
-    failed=$((failed + f))
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        echo "$name: exited $rc"
-        failed=$((failed + 1))
-    fi
-}
+# shellcheck source=tools/suite-lib.sh
+. tools/suite-lib.sh
 
 # "make check SANITIZE=1" (tests/fuzz/fuzz.mk) has the sanitized builds
 # run instead.
