@@ -37,17 +37,28 @@ struct kd_usdt_walk {
 
 static struct kd_usdt_walk *kd_usdt_walk;
 
+/* "provider:name", as the process has them: rendered safely, as all its
+ * names are, for they are its own to choose. */
+static void
+kd_put_probe_name(struct kd_ds *ds, const struct bcc_usdt *probe)
+{
+    kd_ds_put_safe_cstr(ds, probe->provider);
+    kd_ds_put_char(ds, ':');
+    kd_ds_put_safe_cstr(ds, probe->name);
+}
+
 static void
 kd_usdt_probe_cb(struct bcc_usdt *probe)
 {
     struct kd_usdt_walk *w = kd_usdt_walk;
 
-    kd_ds_put_format(&w->lines, "%s:%s (%s, %d location%s)\n",
-                     probe->provider, probe->name, probe->bin_path,
-                     probe->num_locations,
+    kd_put_probe_name(&w->lines, probe);
+    kd_ds_put_cstr(&w->lines, " (");
+    kd_ds_put_safe_cstr(&w->lines, probe->bin_path);
+    kd_ds_put_format(&w->lines, ", %d location%s)\n", probe->num_locations,
                      probe->num_locations == 1 ? "" : "s");
-    kd_ds_put_format(&w->names, "%s%s:%s", w->count ? ", " : "",
-                     probe->provider, probe->name);
+    kd_ds_put_cstr(&w->names, w->count ? ", " : "");
+    kd_put_probe_name(&w->names, probe);
     if (w->want_probe && !strcmp(probe->provider, w->want_provider)
         && !strcmp(probe->name, w->want_probe)) {
         w->found = true;

@@ -7,51 +7,17 @@
 
 #include <inttypes.h>
 #include <stddef.h>
-
-/* Length of the valid UTF-8 sequence at 's' (overlong forms, surrogates
- * and code points above U+10FFFF are not valid), or 0. */
-static size_t
-kd_utf8_len(const unsigned char *s)
-{
-    unsigned int cp;
-    size_t len;
-
-    if (s[0] < 0x80) {
-        return 1;
-    } else if ((s[0] & 0xe0) == 0xc0) {
-        len = 2;
-        cp = s[0] & 0x1f;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        len = 3;
-        cp = s[0] & 0x0f;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        len = 4;
-        cp = s[0] & 0x07;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800)
-        || (len == 4 && cp < 0x10000) || cp > 0x10ffff
-        || (cp >= 0xd800 && cp <= 0xdfff)) {
-        return 0;
-    }
-    return len;
-}
+#include <string.h>
 
 void
 kd_json_string(struct kd_ds *ds, const char *s_)
 {
     const unsigned char *s = (const unsigned char *) s_;
+    const unsigned char *end = s + strlen(s_);
 
     kd_ds_put_char(ds, '"');
     while (*s) {
-        size_t len = kd_utf8_len(s);
+        size_t len = kd_utf8_len((const char *) s, end - s);
 
         if (*s == '"' || *s == '\\') {
             kd_ds_put_char(ds, '\\');

@@ -135,7 +135,7 @@ kd_program_attach_uprobe(struct kd_program *prog, const char *func,
                          bool retprobe, const char *binary, uint64_t offset,
                          pid_t pid, unsigned int debug, char **error)
 {
-    char *ev_name;
+    char *ev_name, *safe_binary, *target;
     int err, fd;
 
     *error = NULL;
@@ -149,11 +149,13 @@ kd_program_attach_uprobe(struct kd_program *prog, const char *func,
     fd = bpf_attach_uprobe(fd, retprobe ? BPF_PROBE_RETURN
                                         : BPF_PROBE_ENTRY,
                            ev_name, binary, offset, pid, 0);
-    return kd_program_add_link(prog, KD_LINK_UPROBE, fd,
-                               kd_xasprintf("u%sprobe %s+0x%" PRIx64,
-                                            retprobe ? "ret" : "", binary,
-                                            offset),
-                               ev_name, error);
+    /* The binary is the target's: its path is quoted safely. */
+    safe_binary = kd_xstrdup_safe(binary);
+    target = kd_xasprintf("u%sprobe %s+0x%" PRIx64, retprobe ? "ret" : "",
+                          safe_binary, offset);
+    free(safe_binary);
+    return kd_program_add_link(prog, KD_LINK_UPROBE, fd, target, ev_name,
+                               error);
 }
 
 int

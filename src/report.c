@@ -39,40 +39,22 @@ kd_format_thousands(uint64_t value, char buf[32])
     return buf;
 }
 
-/* Number of bytes of the first 'max' UTF-8 characters of 's', and the
- * number of characters they hold. */
-static size_t
-kd_utf8_prefix(const char *s, int max, int *chars)
-{
-    size_t i = 0;
-
-    *chars = 0;
-    while (s[i]) {
-        if (((unsigned char) s[i] & 0xc0) != 0x80) {
-            if (*chars == max) {
-                break;
-            }
-            (*chars)++;
-        }
-        i++;
-    }
-    return i;
-}
-
 void
 kd_put_field(struct kd_ds *ds, const char *s, int width, bool left,
              bool truncate)
 {
-    int chars;
-    size_t len = kd_utf8_prefix(s, truncate ? width : -1, &chars);
-    int pad = chars < width ? width - chars : 0;
+    size_t start = ds->length;
+    size_t chars = kd_ds_put_safe(ds, s, strlen(s),
+                                  truncate ? (size_t) width : SIZE_MAX);
+    size_t pad = chars < (size_t) width ? width - chars : 0;
 
-    if (!left) {
-        kd_ds_put_char_multiple(ds, ' ', pad);
-    }
-    kd_ds_put_buffer(ds, s, len);
-    if (left) {
-        kd_ds_put_char_multiple(ds, ' ', pad);
+    /* Padded on the rendered form, after it, then moved before it when
+     * right-aligned: the width is only known once it is rendered. */
+    kd_ds_put_char_multiple(ds, ' ', pad);
+    if (!left && pad) {
+        memmove(ds->string + start + pad, ds->string + start,
+                ds->length - start - pad);
+        memset(ds->string + start, ' ', pad);
     }
 }
 
@@ -593,7 +575,9 @@ kd_report_event(struct kd_ds *ds, uint64_t entry_ts, uint64_t exit_ts,
 void
 kd_report_frame(struct kd_ds *ds, const char *frame)
 {
-    kd_ds_put_format(ds, "          %s\n", frame);
+    kd_ds_put_cstr(ds, "          ");
+    kd_ds_put_safe_cstr(ds, frame);
+    kd_ds_put_char(ds, '\n');
 }
 
 void
@@ -694,9 +678,11 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
         kd_ds_put_char(ds, '\n');
     }
     if (n && rows[0].ready_ns) {
-        kd_ds_put_format(ds, "# Longest in the run queue: %s (TID %" PRIu32
+        kd_ds_put_cstr(ds, "# Longest in the run queue: ");
+        kd_ds_put_safe_cstr(ds, rows[0].name);
+        kd_ds_put_format(ds, " (TID %" PRIu32
                          "), %s ns in all (%s of the window), %s ns at "
-                         "most.\n", rows[0].name, rows[0].tid,
+                         "most.\n", rows[0].tid,
                          kd_format_thousands(rows[0].ready_ns, num),
                          kd_share(rows[0].ready_ns, window_ns, a, sizeof a),
                          kd_format_thousands(rows[0].max_ready_ns, num2));

@@ -19,9 +19,10 @@
 /* Formats 'value' with thousands separators ("1,234,567"). */
 const char *kd_format_thousands(uint64_t value, char buf[32]);
 
-/* Appends 's' padded with spaces to 'width' characters (UTF-8 code
- * points, as Python counts them), left- or right-aligned, and cut to
- * 'width' characters when 'truncate'. */
+/* Appends 's' rendered by kd_ds_put_safe() (escaped where it could drive
+ * a terminal or break the layout), padded with spaces to 'width' columns
+ * of the rendered form (UTF-8 code points, as Python counts them), left-
+ * or right-aligned, and cut to 'width' columns when 'truncate'. */
 void kd_put_field(struct kd_ds *, const char *s, int width, bool left,
                   bool truncate);
 
@@ -94,7 +95,8 @@ void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
 void kd_report_events_header(struct kd_ds *);
 
 /* One syscall event of thread 'name'; frames follow with
- * kd_report_frame(). */
+ * kd_report_frame().  Names and frames are rendered by
+ * kd_ds_put_safe(). */
 void kd_report_event(struct kd_ds *, uint64_t entry_ts, uint64_t exit_ts,
                      uint32_t tid, const char *name, uint32_t syscall);
 void kd_report_frame(struct kd_ds *, const char *frame);

@@ -152,7 +152,8 @@ kd_target_thread_name(uint32_t pid, uint32_t tid, void *aux)
     char path[512];
     char *name;
 
+    /* A name may hold a newline: only the final one is not part of it. */
     snprintf(path, sizeof path, "%s/%u/task/%u/comm",
              kd_proc(aux), pid, tid);
-    return kd_read_file_line(path, &name) ? NULL : name;
+    return kd_read_file_text(path, &name) ? NULL : name;
 }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,15 +219,18 @@ kd_ds_destroy(struct kd_ds *ds)
     kd_ds_init(ds);
 }
 
-int
-kd_read_file_line(const char *path, char **line)
+/* Reads the start of a small file, at most 4,095 bytes, into a new string
+ * '*text': its first line without its newline if 'first_line', else all
+ * of it but one final newline.  Returns 0 or a positive errno. */
+static int
+kd_read_small_file(const char *path, bool first_line, char **text)
 {
     char buf[4096];
     size_t n = 0;
     int fd;
 
     /* Plain read(2), no stdio: this runs once per reported thread. */
-    *line = NULL;
+    *text = NULL;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return errno;
@@ -246,15 +250,31 @@ kd_read_file_line(const char *path, char **line)
             break;
         }
         n += r;
-        if (memchr(buf + n - r, '\n', r)) {
+        if (first_line && memchr(buf + n - r, '\n', r)) {
             break;
         }
     }
     close(fd);
     buf[n] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    *line = kd_xstrdup(buf);
+    if (first_line) {
+        buf[strcspn(buf, "\n")] = '\0';
+    } else if (n && buf[n - 1] == '\n') {
+        buf[n - 1] = '\0';
+    }
+    *text = kd_xstrdup(buf);
     return 0;
+}
+
+int
+kd_read_file_line(const char *path, char **line)
+{
+    return kd_read_small_file(path, true, line);
+}
+
+int
+kd_read_file_text(const char *path, char **text)
+{
+    return kd_read_small_file(path, false, text);
 }
 
 bool
@@ -263,4 +283,120 @@ kd_path_exists(const char *path)
     struct stat st;
 
     return !stat(path, &st);
+}
+
+size_t
+kd_utf8_len(const char *s_, size_t len)
+{
+    const unsigned char *s = (const unsigned char *) s_;
+    unsigned int cp;
+    size_t n;
+
+    if (!len) {
+        return 0;
+    } else if (s[0] < 0x80) {
+        return 1;
+    } else if ((s[0] & 0xe0) == 0xc0) {
+        n = 2;
+        cp = s[0] & 0x1f;
+    } else if ((s[0] & 0xf0) == 0xe0) {
+        n = 3;
+        cp = s[0] & 0x0f;
+    } else if ((s[0] & 0xf8) == 0xf0) {
+        n = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (n > len) {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800)
+        || (n == 4 && cp < 0x10000) || cp > 0x10ffff
+        || (cp >= 0xd800 && cp <= 0xdfff)) {
+        return 0;
+    }
+    return n;
+}
+
+/* The number of bytes of the character at the start of 's' (at most 'len'
+ * bytes) that kd_ds_put_safe() shows as it is, or 0 when it escapes the
+ * first byte. */
+static size_t
+kd_safe_char_len(const char *s, size_t len)
+{
+    unsigned char c = s[0];
+    size_t n;
+
+    if (c < 0x80) {
+        return c >= 0x20 && c < 0x7f && c != '\\';
+    }
+    n = kd_utf8_len(s, len);
+
+    /* The C1 controls, U+0080 to U+009F, are C2 80 to C2 9F. */
+    return n == 2 && c == 0xc2 && (unsigned char) s[1] < 0xa0 ? 0 : n;
+}
+
+size_t
+kd_ds_put_safe(struct kd_ds *ds, const char *s, size_t len,
+               size_t max_width)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t width = 0, start = 0, i = 0;
+
+    /* Characters shown as they are accumulate in s[start:i], appended in
+     * one piece before each escape and at the end. */
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n = kd_safe_char_len(s + i, len - i);
+        char esc[4] = { '\\', c, 0, 0 };
+        size_t esc_len = 2;
+
+        if (n) {
+            if (width == max_width) {
+                break;
+            }
+            i += n;
+            width++;
+            continue;
+        }
+        if (c == '\n' || c == '\t') {
+            esc[1] = c == '\n' ? 'n' : 't';
+        } else if (c != '\\') {
+            esc[1] = 'x';
+            esc[2] = hex[c >> 4];
+            esc[3] = hex[c & 0xf];
+            esc_len = 4;
+        }
+        if (esc_len > max_width - width) {
+            break;
+        }
+        kd_ds_put_buffer(ds, s + start, i - start);
+        kd_ds_put_buffer(ds, esc, esc_len);
+        width += esc_len;
+        start = ++i;
+    }
+    kd_ds_put_buffer(ds, s + start, i - start);
+    return width;
+}
+
+void
+kd_ds_put_safe_cstr(struct kd_ds *ds, const char *s)
+{
+    kd_ds_put_safe(ds, s, strlen(s), SIZE_MAX);
+}
+
+char *
+kd_xstrdup_safe(const char *s)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_ds_put_safe_cstr(&ds, s);
+    return kd_ds_steal_cstr(&ds);
 }

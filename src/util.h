@@ -59,7 +59,48 @@ void kd_ds_flush(struct kd_ds *, FILE *stream, size_t threshold);
  * errno. */
 int kd_read_file_line(const char *path, char **line);
 
+/* The same, but all of the file (at most 4,095 bytes) but one final
+ * newline: a thread's name, in /proc/PID/task/TID/comm, may hold
+ * newlines. */
+int kd_read_file_text(const char *path, char **text);
+
 /* Whether 'path' exists (stat() succeeds). */
 bool kd_path_exists(const char *path);
+
+/* The length of the valid UTF-8 sequence at the start of 's', at most
+ * 'len' bytes (1 for an ASCII byte), or 0 when it is not valid: overlong
+ * forms, surrogates, code points above U+10FFFF and truncated sequences
+ * are not. */
+size_t kd_utf8_len(const char *s, size_t len);
+
+/* Text from the traced process.
+ *
+ * A thread can name itself anything (prctl(PR_SET_NAME)), and a process
+ * chooses its USDT names, its symbols and the paths of its files.  The
+ * text output shows every such string through kd_ds_put_safe(), so that
+ * it can neither drive the reader's terminal (escape sequences) nor break
+ * the layout (newlines), yet shows what it holds, unambiguously:
+ *
+ *   - printable ASCII (0x20 to 0x7e) as it is, but a backslash as "\\";
+ *   - a newline as "\n" and a tab as "\t";
+ *   - valid UTF-8 characters as they are, but for the C1 controls
+ *     (U+0080 to U+009F), which terminals may act on;
+ *   - every other byte as "\xHH" (two lowercase hex digits): the other
+ *     control characters (0x00 to 0x1f, 0x7f), both bytes of a C1
+ *     control, and each byte that is not part of valid UTF-8.
+ *
+ * Appends the first 'len' bytes of 's' so rendered, as much of it as fits
+ * in 'max_width' columns (SIZE_MAX: all of it), never cutting a character
+ * or an escape in two.  Returns the number of columns appended, counting
+ * each UTF-8 character as one column, as Python (and so the reference)
+ * counts them: a terminal gives two to an East Asian wide character, but
+ * this is good enough to line up columns of names. */
+size_t kd_ds_put_safe(struct kd_ds *, const char *s, size_t len,
+                      size_t max_width);
+
+/* All of 's' rendered by kd_ds_put_safe(), appended to a kd_ds or in a
+ * new string (for messages that quote such text). */
+void kd_ds_put_safe_cstr(struct kd_ds *, const char *s);
+char *kd_xstrdup_safe(const char *s);
 
 #endif /* util.h */

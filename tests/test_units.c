@@ -1198,6 +1198,101 @@ test_put_field(void)
                 "[\xf0\x9f\x98\x80" "a  ]");
     CHECK_FIELD("ab\xf0\x9f\x98\x80" "cd", 3, true, true,
                 "[ab\xf0\x9f\x98\x80]");
+
+    /* Widths are those of the rendered form of hostile bytes. */
+    CHECK_FIELD("a\x1b", 6, false, false, "[ a\\x1b]");
+    CHECK_FIELD("a\x1b", 6, true, false, "[a\\x1b ]");
+    CHECK_FIELD("ab\ncd", 4, true, true, "[ab\\n]");
+    CHECK_FIELD("ab\ncd", 3, true, true, "[ab ]");
+    CHECK_FIELD("ab\ncd", 3, false, true, "[ ab]");
+}
+
+static void
+check_safe_at(const char *file, int line, const char *s, size_t len,
+              size_t max_width, const char *expected, size_t width)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_ds_put_cstr(&ds, "[");
+    check_uint(kd_ds_put_safe(&ds, s, len, max_width), width,
+               "kd_ds_put_safe()'s width", file, line);
+    kd_ds_put_cstr(&ds, "]");
+    check_str(kd_ds_cstr(&ds), expected, "kd_ds_put_safe()", file, line);
+    kd_ds_destroy(&ds);
+}
+
+/* The literal 'S' rendered whole, and cut to 'MAX' columns. */
+#define CHECK_SAFE(S, EXPECTED, WIDTH) \
+    check_safe_at(__FILE__, __LINE__, (S), sizeof (S) - 1, SIZE_MAX, \
+                  (EXPECTED), (WIDTH))
+#define CHECK_SAFE_CUT(S, MAX, EXPECTED, WIDTH) \
+    check_safe_at(__FILE__, __LINE__, (S), sizeof (S) - 1, (MAX), \
+                  (EXPECTED), (WIDTH))
+
+/* kd_ds_put_safe(): what a thread, a USDT probe or a symbol may be named
+ * is shown without letting it reach the terminal as it is. */
+static void
+test_put_safe(void)
+{
+    char *s;
+
+    CHECK_SAFE("", "[]", 0);
+    CHECK_SAFE("handler1", "[handler1]", 8);
+    CHECK_SAFE(" !~", "[ !~]", 3);
+
+    /* Colour, then a window title set with OSC ... BEL. */
+    CHECK_SAFE("\x1b[31mRED\x1b]0;x\a", "[\\x1b[31mRED\\x1b]0;x\\x07]", 23);
+    /* Newline and tab in C notation, and so a backslash. */
+    CHECK_SAFE("a\nb\tc", "[a\\nb\\tc]", 7);
+    CHECK_SAFE("back\\slash", "[back\\\\slash]", 11);
+    CHECK_SAFE("\\x1b", "[\\\\x1b]", 5);
+    /* The other control characters, DEL, and a NUL within 'len'. */
+    CHECK_SAFE("\x01\r\x1f", "[\\x01\\x0d\\x1f]", 12);
+    CHECK_SAFE("del\x7f", "[del\\x7f]", 7);
+    CHECK_SAFE("a\0b", "[a\\x00b]", 6);
+
+    /* C1 controls in UTF-8 (U+0080 to U+009F), both bytes escaped: NEL,
+     * CSI, the first and the last; U+00A0 is not one. */
+    CHECK_SAFE("a\xc2\x85" "b", "[a\\xc2\\x85b]", 10);
+    CHECK_SAFE("\xc2\x9b" "2J", "[\\xc2\\x9b2J]", 10);
+    CHECK_SAFE("\xc2\x80\xc2\x9f", "[\\xc2\\x80\\xc2\\x9f]", 16);
+    CHECK_SAFE("\xc2\xa0", "[\xc2\xa0]", 1);
+    /* A lone C1 byte (8-bit CSI) is not UTF-8 anyway. */
+    CHECK_SAFE("\x9b" "31m", "[\\x9b31m]", 7);
+
+    /* Not UTF-8: overlong '/', a surrogate, a truncated sequence, above
+     * U+10FFFF, a byte that never starts one, stray continuation. */
+    CHECK_SAFE("\xc0\xaf", "[\\xc0\\xaf]", 8);
+    CHECK_SAFE("\xed\xa0\x80", "[\\xed\\xa0\\x80]", 12);
+    CHECK_SAFE("\xe6\x97" "a", "[\\xe6\\x97a]", 9);
+    CHECK_SAFE("\xf4\x90\x80\x80", "[\\xf4\\x90\\x80\\x80]", 16);
+    CHECK_SAFE("\xf5\x80", "[\\xf5\\x80]", 8);
+    CHECK_SAFE("\xff\xfe", "[\\xff\\xfe]", 8);
+    CHECK_SAFE("a\x80" "b", "[a\\x80b]", 6);
+    /* A sequence cut by 'len' is truncated too. */
+    check_safe_at(__FILE__, __LINE__, "\xc3\xa9", 1, SIZE_MAX, "[\\xc3]",
+                  4);
+
+    /* Valid UTF-8 as it is, one column a character: "é", "日本", "😀",
+     * U+10FFFF, U+FFFD. */
+    CHECK_SAFE("h\xc3\xa9llo", "[h\xc3\xa9llo]", 5);
+    CHECK_SAFE("\xe6\x97\xa5\xe6\x9c\xac", "[\xe6\x97\xa5\xe6\x9c\xac]", 2);
+    CHECK_SAFE("\xf0\x9f\x98\x80", "[\xf0\x9f\x98\x80]", 1);
+    CHECK_SAFE("\xf4\x8f\xbf\xbf", "[\xf4\x8f\xbf\xbf]", 1);
+    CHECK_SAFE("\xef\xbf\xbd", "[\xef\xbf\xbd]", 1);
+
+    /* Cut to a width: never within an escape or a character. */
+    CHECK_SAFE_CUT("abc\x1b" "def", 5, "[abc]", 3);
+    CHECK_SAFE_CUT("abc\x1b" "def", 7, "[abc\\x1b]", 7);
+    CHECK_SAFE_CUT("abc\x1b" "def", 8, "[abc\\x1bd]", 8);
+    CHECK_SAFE_CUT("a\\b", 2, "[a]", 1);
+    CHECK_SAFE_CUT("ab", 0, "[]", 0);
+    CHECK_SAFE_CUT("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 2,
+                   "[\xe6\x97\xa5\xe6\x9c\xac]", 2);
+
+    s = kd_xstrdup_safe("x\ny\x1b");
+    CHECK_STR(s, "x\\ny\\x1b");
+    free(s);
 }
 
 static void
@@ -1382,9 +1477,10 @@ nm(uint32_t tid, const char *comm)
 
 /* Report of a whole sample. */
 
-#if defined(__x86_64__)
 /* The indentation of everything under a thread's first line. */
 #define IND "                            "
+
+#if defined(__x86_64__)
 
 /* Written from the reference's process_results() format strings. */
 static const char expected_report[] =
@@ -1569,6 +1665,92 @@ test_report_empty_sample(void)
               "--------------------------------------\n");
     kd_ds_destroy(&ds);
     kd_sample_clear(&s);
+}
+
+/* Names chosen by the target are rendered safely, and the columns after
+ * them are padded on the rendered form: the report, the summary, the
+ * syscall events and their frames. */
+static void
+test_report_hostile_names(void)
+{
+    /* A window title set with OSC ... BEL, then a clear screen; a
+     * newline, a tab and a backslash. */
+    static const char evil[] = "\x1b]0;x\a\x1b[2Jab";
+    static const char split[] = "a\nb\tc\\";
+    static const struct fake_name names[] = {
+        { 2001, evil },
+        { 2002, split },
+    };
+    struct fake_names aux = { names, KD_ARRAY_SIZE(names), 0, 0 };
+    struct kd_tstats_entry tstats[2];
+    struct kd_summary_row rows[2] = {
+        { .tid = 2002, .name = split, .ready_ns = 250000000,
+          .max_ready_ns = 120000000 },
+        { .tid = 2001, .name = evil, .run_ns = 100000000 },
+    };
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_sample s;
+
+    memset(tstats, 0, sizeof tstats);
+    tstats[0].tid = 2001;
+    tstats[0].stats.run = stat4(1, 1000, 1000, 1000);
+    tstats[1].tid = 2002;
+    tstats[1].stats.run = stat4(2, 3000, 2000, 1000);
+    memset(&s, 0, sizeof s);
+    s.pid = 2000;
+    s.tstats = xmemdup(tstats, sizeof tstats);
+    s.n_tstats = KD_ARRAY_SIZE(tstats);
+    kd_sample_group(&s, fake_thread_name, &aux);
+    kd_report_sample(&ds, &s);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "TID        THREAD           <RESOURCE SPECIFIC>\n"
+        "---------- ---------------- "
+            "--------------------------------------"
+            "--------------------------------------\n"
+        /* 21 columns: longer than the field, as a long name would be. */
+        "      2001 \\x1b]0;x\\x07\\x1b[2Jab [SYSCALL STATISTICS]\n"
+        IND "NAME                 NUMBER       COUNT"
+            "          TOTAL ns            MAX ns\n"
+        "\n"
+        IND "[THREAD RUN STATISTICS]\n"
+        IND "SCHED_CNT           TOTAL ns            MIN ns"
+            "            MAX ns\n"
+        IND "         1             1,000             1,000"
+            "             1,000\n"
+        "\n"
+        /* 9 columns, padded with 7 spaces to 16. */
+        "      2002 a\\nb\\tc\\\\        [SYSCALL STATISTICS]\n"
+        IND "NAME                 NUMBER       COUNT"
+            "          TOTAL ns            MAX ns\n"
+        "\n"
+        IND "[THREAD RUN STATISTICS]\n"
+        IND "SCHED_CNT           TOTAL ns            MIN ns"
+            "            MAX ns\n"
+        IND "         2             3,000             1,000"
+            "             2,000\n");
+    kd_ds_destroy(&ds);
+    kd_sample_clear(&s);
+
+    kd_report_summary(&ds, rows, 2, 500000000);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# SUMMARY: share of the 500.0 ms sample window spent\n"
+        "TID        THREAD            ON CPU  RUN QUEUE  STOPPED  HARD IRQ"
+        "  SOFT IRQ  SYSCALLS   LONGEST WAIT ns\n"
+        "      2002 a\\nb\\tc\\\\           0.0%      50.0%     0.0%      0.0%"
+        "      0.0%      0.0%       120,000,000\n"
+        "      2001 \\x1b]0;x\\x07\\x1b[2Jab   20.0%       0.0%     0.0%"
+        "      0.0%      0.0%      0.0%                 0\n"
+        "# Longest in the run queue: a\\nb\\tc\\\\ (TID 2002), 250,000,000 ns "
+        "in all (50.0% of the window), 120,000,000 ns at most.\n");
+    kd_ds_destroy(&ds);
+
+    kd_report_event(&ds, 1000, 2000, 2002, split, 100000);
+    kd_report_frame(&ds, "evil\x1b[8m+0x10 [lib\n.so\xc2\x9b]");
+    CHECK_STR(kd_ds_cstr(&ds),
+        "                 1000                2000       2002 a\\nb\\tc\\\\"
+        "                 1  [unknown: 100000]\n"
+        "          evil\\x1b[8m+0x10 [lib\\n.so\\xc2\\x9b]\n");
+    kd_ds_destroy(&ds);
 }
 
 /* Sample grouping. */
@@ -1869,12 +2051,13 @@ test_target_find_vswitchd(void)
 }
 
 /* kd_read_file_line(): the first line, without its newline, of at most
- * 4,095 bytes, however read(2) splits the file. */
+ * 4,095 bytes, however read(2) splits the file; kd_read_file_text(): all
+ * of it but one final newline. */
 static void
 test_read_file_line(void)
 {
     char *root = make_proc_root();
-    char big[5000], *path, *line;
+    char big[5000], *path, *line, *text;
 
     memset(big, 'x', sizeof big);
     WRITE_LIT(root, "two", "first\nsecond\n");
@@ -1885,28 +2068,37 @@ test_read_file_line(void)
     static const struct {
         const char *file;
         const char *line;
+        const char *text;
     } cases[] = {
-        { "two", "first" },
-        { "bare", "no newline" },
-        { "empty", "" },
+        { "two", "first", "first\nsecond" },
+        { "bare", "no newline", "no newline" },
+        { "empty", "", "" },
     };
     for (size_t i = 0; i < KD_ARRAY_SIZE(cases); i++) {
         path = kd_xasprintf("%s/%s", root, cases[i].file);
         CHECK_INT(kd_read_file_line(path, &line), 0);
         CHECK_STR(line, cases[i].line);
+        CHECK_INT(kd_read_file_text(path, &text), 0);
+        CHECK_STR(text, cases[i].text);
         free(line);
+        free(text);
         free(path);
     }
 
     path = kd_xasprintf("%s/big", root);
     CHECK_INT(kd_read_file_line(path, &line), 0);
     CHECK_UINT(strlen(line), 4095);
+    CHECK_INT(kd_read_file_text(path, &text), 0);
+    CHECK_UINT(strlen(text), 4095);
     free(line);
+    free(text);
     free(path);
 
     path = kd_xasprintf("%s/missing", root);
     CHECK_INT(kd_read_file_line(path, &line), ENOENT);
     CHECK(line == NULL);
+    CHECK_INT(kd_read_file_text(path, &text), ENOENT);
+    CHECK(text == NULL);
     free(path);
 
     remove_tree(root);
@@ -2035,9 +2227,15 @@ test_target_thread_name(void)
     WRITE_LIT(root, "100/task/100/comm", "ovs-vswitchd\n");
     WRITE_LIT(root, "100/task/101/comm", "handler1\n");
     WRITE_LIT(root, "100/task/102/comm", "revalidator2");
+    /* prctl(PR_SET_NAME) takes any byte but NUL: the kernel adds one
+     * newline to a name that may hold others. */
+    WRITE_LIT(root, "100/task/104/comm", "a\nb\x1b\n\n");
 
     name = kd_target_thread_name(100, 101, root);
     CHECK_STR(name, "handler1");
+    free(name);
+    name = kd_target_thread_name(100, 104, root);
+    CHECK_STR(name, "a\nb\x1b\n");
     free(name);
     name = kd_target_thread_name(100, 102, root);
     CHECK_STR(name, "revalidator2");
@@ -2758,11 +2956,13 @@ static const struct test tests[] = {
     TEST(test_read_file_line),
     TEST(test_ds_put_format),
     TEST(test_put_field),
+    TEST(test_put_safe),
     TEST(test_report_timestamp),
 #if defined(__x86_64__)
     TEST(test_report_sample),
 #endif
     TEST(test_report_empty_sample),
+    TEST(test_report_hostile_names),
     TEST(test_sample_group),
     TEST(test_sample_group_no_name_fn),
     TEST(test_target_find_vswitchd),

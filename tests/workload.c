@@ -55,6 +55,12 @@
  *                    device interrupts hit irq6.
  *   spawn-exit NAME  Main: starts a thread that names itself NAME, makes
  *                    3 getppid() and exits.  Replies "done TID".
+ *   rename WORKER HEX  The worker first named WORKER (handler1, ...) names
+ *                    itself with prctl(PR_SET_NAME) the 1 to 15 bytes,
+ *                    none 0, that HEX spells in hexadecimal ("1b5b33316d"
+ *                    is ESC "[31m"): any name a thread can have, though
+ *                    commands are words on a line.  Its job's syscalls are
+ *                    that prctl() and the completion write().
  *   ping             Replies "done".
  *   quit             Replies "done" and exits with status 0.
  *
@@ -145,6 +151,7 @@ enum job_type {
     JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'. */
     JOB_UDP,             /* arg[0] datagrams sent and received. */
     JOB_DIRECT_IO,       /* Pin to CPU arg[1], write for arg[0] ms. */
+    JOB_RENAME,          /* prctl(PR_SET_NAME, rename_to). */
 };
 
 struct job {
@@ -199,6 +206,10 @@ static struct {
     uint64_t min_ns;            /* Shortest one. */
     uint64_t max_ns;            /* Longest one. */
 } job_stats;
+
+/* The name for "rename", written by the main thread before it dispatches
+ * the job. */
+static char rename_to[16];
 
 /* Thread name for "spawn-exit", and the thread's TID. */
 static char exiter_name[16];
@@ -568,6 +579,8 @@ run_job(const struct job *job)
         return job_udp(job->arg[0]);
     case JOB_DIRECT_IO:
         return job_direct_io(job->arg[0], job->arg[1]);
+    case JOB_RENAME:
+        return prctl(PR_SET_NAME, rename_to) ? errno : 0;
     }
     return EINVAL;
 }
@@ -896,6 +909,47 @@ cmd_spawn_exit(const char *name, char *reply, size_t size)
     snprintf(reply, size, "done %d", atomic_load(&exiter_tid));
 }
 
+/* The value of hexadecimal digit 'c', or -1. */
+static int
+hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : -1;
+}
+
+/* "rename WORKER HEX": see the top of the file. */
+static void
+cmd_rename(const char *worker, const char *hex, char *reply, size_t size)
+{
+    size_t len = strlen(hex);
+    int id;
+
+    for (id = 0; id < N_WORKERS; id++) {
+        if (!strcmp(worker, workers[id].name)) {
+            break;
+        }
+    }
+    if (id == N_WORKERS || !len || len % 2 || len / 2 >= sizeof rename_to) {
+        snprintf(reply, size, "error usage: rename WORKER HEX");
+        return;
+    }
+    memset(rename_to, 0, sizeof rename_to);
+    for (size_t i = 0; i < len / 2; i++) {
+        int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
+
+        if (high < 0 || low < 0 || (!high && !low)) {
+            snprintf(reply, size, "error rename: bad byte '%.2s'",
+                     hex + 2 * i);
+            return;
+        }
+        rename_to[i] = (char) (high * 16 + low);
+    }
+    dispatch((enum worker_id) id, JOB_RENAME, 0, 0);
+    collect((enum worker_id) id, N_WORKERS, reply, size);
+}
+
 /* Parses a decimal integer in [min, max]. */
 static bool
 parse_long(const char *s, long min, long max, long *value)
@@ -1038,6 +1092,12 @@ execute(char *line, char *reply, size_t size)
             return true;
         }
         cmd_spawn_many(a, reply, size);
+    } else if (!strcmp(cmd, "rename")) {
+        if (!arg1 || !arg2) {
+            snprintf(reply, size, "error usage: rename WORKER HEX");
+            return true;
+        }
+        cmd_rename(arg1, arg2, reply, size);
     } else if (!strcmp(cmd, "spawn-exit")) {
         if (!arg1 || arg2) {
             snprintf(reply, size, "error usage: spawn-exit NAME");
