@@ -260,13 +260,19 @@ kd_kernel_function_traceable(const char *func, char **module)
 }
 
 bool
-kd_hook_kernel_function_ok(const char *func, char **module, char **why)
+kd_hook_kprobes_available(void)
 {
     char path[512];
 
     snprintf(path, sizeof path, "%s/kprobe_events", kd_tracefs());
-    if (!kd_path_exists("/sys/bus/event_source/devices/kprobe")
-        && !kd_path_exists(path)) {
+    return kd_path_exists("/sys/bus/event_source/devices/kprobe")
+           || kd_path_exists(path);
+}
+
+bool
+kd_hook_kernel_function_ok(const char *func, char **module, char **why)
+{
+    if (!kd_hook_kprobes_available()) {
         *why = kd_xstrdup("this kernel has no kprobe support "
                           "(CONFIG_KPROBES is not set)");
         return false;

@@ -50,6 +50,10 @@ int kd_hook_attach(struct kd_hook *, struct kd_program *,
 
 void kd_hook_close(struct kd_hook *);
 
+/* Whether this kernel has kprobes (a kprobe PMU, or kprobe_events in
+ * tracefs). */
+bool kd_hook_kprobes_available(void);
+
 /* Whether kernel function 'func' can be traced with a k(ret)probe here.
  * If so and 'module' is nonnull, '*module' is the name of the module it
  * belongs to (to be freed), or NULL when it is part of the kernel itself.

@@ -5,8 +5,13 @@
 
 #include "host.h"
 
+#include <bcc/bcc_version.h>
+#include <bpf/libbpf.h>
+#include <bpf/libbpf_version.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +22,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "hook.h"
+#include "layout.h"
 #include "program.h"
 #include "util.h"
 
@@ -125,23 +132,47 @@ kd_host_cleanup_stale_probes(void)
     return removed;
 }
 
-int
-kd_host_check_headers(char **error)
+/* Looks for the kernel header tree libbcc will compile with.  Returns
+ * whether there is one; '*where' (to be freed) is the tree, or, when there
+ * is none, the place libbcc looks for it first. */
+static bool
+kd_host_find_headers(char **where)
 {
     const char *env = getenv("BCC_KERNEL_SOURCE");
     struct utsname uts;
-    char path[512];
+    char *include;
+    bool found;
 
-    *error = NULL;
     if (env && *env) {
-        return 0;
+        *where = kd_xasprintf("BCC_KERNEL_SOURCE=%s", env);
+        return true;
     }
     if (uname(&uts)) {
-        return 0;
+        *where = kd_xstrdup("/lib/modules/$(uname -r)/build");
+        return true;
     }
-    snprintf(path, sizeof path, "/lib/modules/%s/build/include",
-             uts.release);
-    if (kd_path_exists(path) || kd_path_exists("/sys/kernel/kheaders.tar.xz")) {
+    *where = kd_xasprintf("/lib/modules/%s/build", uts.release);
+    include = kd_xasprintf("%s/include", *where);
+    found = kd_path_exists(include);
+    free(include);
+    if (!found && kd_path_exists("/sys/kernel/kheaders.tar.xz")) {
+        free(*where);
+        *where = kd_xstrdup("/sys/kernel/kheaders.tar.xz");
+        found = true;
+    }
+    return found;
+}
+
+int
+kd_host_check_headers(char **error)
+{
+    struct utsname uts;
+    char *where;
+    bool found = kd_host_find_headers(&where);
+
+    free(where);
+    *error = NULL;
+    if (found || uname(&uts)) {
         return 0;
     }
     *error = kd_xasprintf(
@@ -153,4 +184,207 @@ kd_host_check_headers(char **error)
         "(tools/prepare-host.sh does).", uts.release, uts.release,
         uts.release);
     return ENOENT;
+}
+
+/* What --version says about the host. */
+
+/* A shared library looked for among those loaded. */
+struct kd_host_lib {
+    const char *name;       /* "libbcc". */
+    char *path;             /* Its real path, or NULL. */
+};
+
+/* dl_iterate_phdr() callback: stops at the loaded object named NAME ".so"
+ * or NAME ".so.*", recording its real path in 'lib_'. */
+static int
+kd_host_find_lib_cb(struct dl_phdr_info *info, size_t size, void *lib_)
+{
+    struct kd_host_lib *lib = lib_;
+    const char *base = strrchr(info->dlpi_name, '/');
+    size_t len = strlen(lib->name);
+    char real[PATH_MAX];
+
+    (void) size;
+    base = base ? base + 1 : info->dlpi_name;
+    if (strncmp(base, lib->name, len) || strncmp(base + len, ".so", 3)
+        || (base[len + 3] && base[len + 3] != '.')) {
+        return 0;
+    }
+    lib->path = kd_xstrdup(realpath(info->dlpi_name, real)
+                           ? real : info->dlpi_name);
+    return 1;
+}
+
+/* The version in the real file name of the loaded library 'name'
+ * ("libbcc.so.0.26.0" gives "0.26.0"), which is the version it runs with:
+ * libbcc has no run-time version call.  Returns NULL when 'name' is not
+ * loaded as a shared object or its file name has no full version.  Sets
+ * '*path' (to be freed) to its file, or NULL. */
+static char *
+kd_host_lib_version(const char *name, char **path)
+{
+    struct kd_host_lib lib = { .name = name, .path = NULL };
+    const char *base, *version;
+
+    dl_iterate_phdr(kd_host_find_lib_cb, &lib);
+    *path = lib.path;
+    if (!lib.path) {
+        return NULL;
+    }
+    base = strrchr(lib.path, '/');
+    base = base ? base + 1 : lib.path;
+    version = strstr(base, ".so.");
+    if (!version || !strchr(version + 4, '.')) {
+        return NULL;
+    }
+    return kd_xstrdup(version + 4);
+}
+
+static void
+kd_host_set_feature(struct kd_host_feature *f, const char *name,
+                    const char *state, char *detail)
+{
+    f->name = name;
+    f->state = state;
+    f->detail = detail;
+}
+
+void
+kd_host_info_probe(struct kd_host_info *info)
+{
+    struct kd_layout layout;
+    struct utsname uts;
+    char *error, *where, *lib_version;
+    int rc;
+
+    memset(info, 0, sizeof *info);
+
+    info->libbcc_built = LIBBCC_VERSION;
+    info->libbcc = kd_host_lib_version("libbcc", &info->libbcc_path);
+    lib_version = kd_host_lib_version("libbpf", &info->libbpf_path);
+    info->libbpf = lib_version ? lib_version
+                               : kd_xstrdup(libbpf_version_string());
+    info->libbpf_built = kd_xasprintf("%d.%d", LIBBPF_MAJOR_VERSION,
+                                      LIBBPF_MINOR_VERSION);
+    info->kernel = uname(&uts) ? NULL
+                   : kd_xasprintf("%s %s", uts.release, uts.machine);
+
+    /* BTF: what the run itself does with it. */
+    if (kd_layout_init(&layout, false, &error)) {
+        kd_host_set_feature(&info->features[KD_HOST_BTF], "BTF", "no",
+                            kd_xasprintf("unusable: %s", error));
+        free(error);
+    } else if (layout.from_btf) {
+        const char *sysfs = "/sys/kernel/btf/vmlinux";
+
+        kd_host_set_feature(&info->features[KD_HOST_BTF], "BTF", "yes",
+                            kd_xasprintf("%s%sstruct offsets are read "
+                                         "from it",
+                                         kd_path_exists(sysfs) ? sysfs : "",
+                                         kd_path_exists(sysfs) ? ": " : ""));
+    } else {
+        kd_host_set_feature(&info->features[KD_HOST_BTF], "BTF", "no",
+                            kd_xstrdup("struct offsets come from the "
+                                       "kernel headers, which must match "
+                                       "the kernel"));
+    }
+
+    if (kd_hook_kprobes_available()) {
+        kd_host_set_feature(&info->features[KD_HOST_KPROBES], "kprobes",
+                            "yes", NULL);
+    } else {
+        kd_host_set_feature(&info->features[KD_HOST_KPROBES], "kprobes",
+                            "no", kd_xstrdup("k: and kr: triggers and "
+                                             "UPCALL STATISTICS need them"));
+    }
+
+    /* Without privileges, libbpf's probe answers "no" for anything. */
+    rc = geteuid() ? -EPERM
+                   : libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
+    if (rc == -EPERM) {
+        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
+                            "unknown", kd_xstrdup("probing it needs root; "
+                                                  "Linux 5.8 or later has "
+                                                  "it"));
+    } else if (rc > 0) {
+        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
+                            "yes", NULL);
+    } else if (!rc) {
+        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
+                            "no", kd_xstrdup("kernel_delay needs it: "
+                                             "Linux 5.8 or later"));
+    } else {
+        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
+                            "unknown",
+                            kd_xasprintf("cannot probe: %s",
+                                         strerror(-rc)));
+    }
+
+    if (kd_host_find_headers(&where)) {
+        char real[PATH_MAX];
+
+        if (where[0] == '/' && realpath(where, real)
+            && strcmp(real, where)) {
+            char *both = kd_xasprintf("%s -> %s", where, real);
+
+            free(where);
+            where = both;
+        }
+        kd_host_set_feature(&info->features[KD_HOST_HEADERS],
+                            "kernel headers", "yes", where);
+    } else {
+        char *detail = kd_xasprintf("none at %s: libbcc needs them to "
+                                    "compile", where);
+
+        free(where);
+        kd_host_set_feature(&info->features[KD_HOST_HEADERS],
+                            "kernel headers", "no", detail);
+    }
+}
+
+void
+kd_host_info_format(const struct kd_host_info *info, struct kd_ds *ds)
+{
+    kd_ds_put_format(ds, "libbcc: %s", info->libbcc ? info->libbcc
+                                                    : "unknown");
+    if (info->libbcc_path) {
+        kd_ds_put_format(ds, " (%s)", info->libbcc_path);
+    }
+    kd_ds_put_format(ds, ", built with %s\n", info->libbcc_built);
+
+    kd_ds_put_format(ds, "libbpf: %s", info->libbpf);
+    if (info->libbpf_path) {
+        kd_ds_put_format(ds, " (%s)", info->libbpf_path);
+    }
+    kd_ds_put_format(ds, ", built with %s\n", info->libbpf_built);
+
+    kd_ds_put_format(ds, "kernel: %s\n", info->kernel ? info->kernel
+                                                      : "unknown");
+    for (size_t i = 0; i < KD_HOST_N_FEATURES; i++) {
+        const struct kd_host_feature *f = &info->features[i];
+
+        if (!f->name) {
+            continue;
+        }
+        kd_ds_put_format(ds, "%s: %s", f->name, f->state);
+        if (f->detail) {
+            kd_ds_put_format(ds, " (%s)", f->detail);
+        }
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
+void
+kd_host_info_destroy(struct kd_host_info *info)
+{
+    free(info->libbcc);
+    free(info->libbcc_path);
+    free(info->libbpf);
+    free(info->libbpf_path);
+    free(info->libbpf_built);
+    free(info->kernel);
+    for (size_t i = 0; i < KD_HOST_N_FEATURES; i++) {
+        free(info->features[i].detail);
+    }
+    memset(info, 0, sizeof *info);
 }

@@ -956,6 +956,20 @@ cleanup:
     return status;
 }
 
+/* The rest of --version: libraries and kernel features. */
+static void
+kd_print_host_info(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_host_info info;
+
+    kd_host_info_probe(&info);
+    kd_host_info_format(&info, &ds);
+    fputs(kd_ds_cstr(&ds), stdout);
+    kd_ds_destroy(&ds);
+    kd_host_info_destroy(&info);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -964,6 +978,8 @@ main(int argc, char *argv[])
 
     if (status < 0) {
         status = kd_run(&options);
+    } else if (!status && options.version) {
+        kd_print_host_info();
     }
     kd_options_destroy(&options);
     return status;

@@ -165,7 +165,9 @@ static const char kd_help[] =
 "  --json                One JSON object per sample (JSON Lines) instead\n"
 "                        of the text report; see kernel_delay(8)\n"
 "  --list-probes         List the target's USDT probes and exit\n"
-"  --version             show the program's version and exit\n";
+"  --version             show the program's version, the libbcc and libbpf\n"
+"                        it runs with and the kernel features it finds\n"
+"                        (BTF, kprobes, ring buffer, headers), and exit\n";
 
 unsigned int
 kd_next_power_of_two(unsigned int n)
@@ -418,6 +420,7 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
         return 0;
     case KD_OPT_VERSION:
         fprintf(out, "kernel_delay %s\n", KD_VERSION);
+        o->version = true;
         return 0;
     case KD_OPT_DEBUG:
         u = 0x3f;

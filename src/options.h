@@ -37,6 +37,7 @@ struct kd_options {
     bool histogram;                 /* --histogram: log2 histograms. */
     bool summary;                   /* --summary: a table per sample. */
     bool list_probes;               /* --list-probes: list USDT probes. */
+    bool version;                   /* --version was shown. */
 };
 
 extern const struct kd_options kd_options_defaults;
@@ -56,7 +57,9 @@ extern const struct kd_options kd_options_defaults;
  * Returns -1 when the program should go on, otherwise the exit status the
  * program must exit with right away: 0 after --help or --version (printed
  * on 'out'), 2 after a usage error (printed on 'err' as the reference's
- * argparse does), and then 'options' holds nothing to free. */
+ * argparse does), and then 'options' holds nothing to free.  --version
+ * prints only "kernel_delay VERSION" and sets 'options->version', for the
+ * caller to add what it finds of the host (kd_host_info_probe()). */
 int kd_options_parse(struct kd_options *options, int argc, char *argv[],
                      FILE *out, FILE *err);
 

@@ -28,7 +28,10 @@ done
 check "the binary is executable" yes \
       "$([[ -x $dest/opt/kd/sbin/kernel_delay ]] && echo yes || echo no)"
 check "the installed binary runs" "kernel_delay 0.1.0" \
-      "$("$dest/opt/kd/sbin/kernel_delay" --version)"
+      "$("$dest/opt/kd/sbin/kernel_delay" --version | head -n 1)"
+check "--version names the libbcc it runs with" yes \
+      "$("$dest/opt/kd/sbin/kernel_delay" --version |
+         grep -q '^libbcc: .*built with' && echo yes || echo no)"
 make -s uninstall DESTDIR="$dest" PREFIX=/opt/kd >/dev/null 2>&1
 check "make uninstall removes the files" 0 \
       "$(find "$dest" -type f | wc -l)"

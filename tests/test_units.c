@@ -4,9 +4,9 @@
  */
 
 /* Unit tests of the modules that never touch the kernel: options,
- * template, syscalls, report, sample, target, and the parts of layout and
- * capture that only build text.  No BPF syscall is made and no privilege
- * is needed.
+ * template, syscalls, report, sample, target, and the parts of layout,
+ * capture and host that only build text.  No BPF syscall is made and no
+ * privilege is needed.
  *
  * Every expected value is written out here, taken from the reference
  * kernel_delay.py (its argparse setup and process_results() format
@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "host.h"
 #include "layout.h"
 #include "options.h"
 #include "report.h"
@@ -579,7 +580,66 @@ test_options_version(void)
     CHECK_STR(r.err, "");
     CHECK_STR(r.out, "kernel_delay " KD_VERSION "\n");
     CHECK_STR(r.out, "kernel_delay 0.1.0\n");
+    /* The caller adds the libraries and the kernel features. */
+    CHECK(r.options.version);
     parse_result_destroy(&r);
+}
+
+/* The lines --version adds after its first: every field, then a host that
+ * has no versioned libbcc.so, no BTF, no kprobes and no headers. */
+static void
+test_host_info_format(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_host_info info = {
+        .libbcc = "0.26.0",
+        .libbcc_path = "/usr/lib/x86_64-linux-gnu/libbcc.so.0.26.0",
+        .libbcc_built = "0.26.0",
+        .libbpf = "1.1.2",
+        .libbpf_path = "/usr/lib/x86_64-linux-gnu/libbpf.so.1.1.2",
+        .libbpf_built = "1.1",
+        .kernel = "6.18.0 x86_64",
+        .features = {
+            [KD_HOST_BTF] = { "BTF", "yes", "/sys/kernel/btf/vmlinux" },
+            [KD_HOST_KPROBES] = { "kprobes", "yes", NULL },
+            [KD_HOST_RINGBUF] = { "ring buffer", "unknown",
+                                  "probing it needs root" },
+            [KD_HOST_HEADERS] = { "kernel headers", "yes",
+                                  "/lib/modules/6.18.0/build" },
+        },
+    };
+
+    kd_host_info_format(&info, &ds);
+    CHECK_STR(kd_ds_cstr(&ds),
+              "libbcc: 0.26.0 (/usr/lib/x86_64-linux-gnu/libbcc.so.0.26.0), "
+              "built with 0.26.0\n"
+              "libbpf: 1.1.2 (/usr/lib/x86_64-linux-gnu/libbpf.so.1.1.2), "
+              "built with 1.1\n"
+              "kernel: 6.18.0 x86_64\n"
+              "BTF: yes (/sys/kernel/btf/vmlinux)\n"
+              "kprobes: yes\n"
+              "ring buffer: unknown (probing it needs root)\n"
+              "kernel headers: yes (/lib/modules/6.18.0/build)\n");
+    kd_ds_destroy(&ds);
+
+    info.libbcc = NULL;
+    info.libbcc_path = NULL;
+    info.libbpf_path = NULL;
+    info.kernel = NULL;
+    info.features[KD_HOST_BTF].state = "no";
+    info.features[KD_HOST_BTF].detail = NULL;
+    info.features[KD_HOST_KPROBES].state = "no";
+    info.features[KD_HOST_RINGBUF].name = NULL;
+    info.features[KD_HOST_HEADERS].state = "no";
+    kd_host_info_format(&info, &ds);
+    CHECK_STR(kd_ds_cstr(&ds),
+              "libbcc: unknown, built with 0.26.0\n"
+              "libbpf: 1.1.2, built with 1.1\n"
+              "kernel: unknown\n"
+              "BTF: no\n"
+              "kprobes: no\n"
+              "kernel headers: no (/lib/modules/6.18.0/build)\n");
+    kd_ds_destroy(&ds);
 }
 
 static void
@@ -2932,6 +2992,7 @@ static const struct test tests[] = {
     TEST(test_options_help),
     TEST(test_options_help_first),
     TEST(test_options_version),
+    TEST(test_host_info_format),
     TEST(test_options_last_wins),
     TEST(test_options_short_equals),
     TEST(test_options_unrecognized_together),
