@@ -5,6 +5,9 @@
 #                   run every test (unit tests, then end-to-end as root)
 #   make demo       install, build, and run the tool on a demo workload
 #   make install    install the binary and the man page (PREFIX, DESTDIR)
+#   make deb, make srpm, make check-package, make install-compat
+#                   packages, and the drop-in kernel_delay.py for
+#                   Open vSwitch's usdt-scripts (tools/package.mk)
 
 VERSION = 0.1.0
 
@@ -108,6 +111,7 @@ demo:
 # own fragments.
 -include bench/bench.mk
 -include tests/fuzz/fuzz.mk
+include tools/package.mk
 
 install: kernel_delay
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR) \

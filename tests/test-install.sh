@@ -36,6 +36,56 @@ make -s uninstall DESTDIR="$dest" PREFIX=/opt/kd >/dev/null 2>&1
 check "make uninstall removes the files" 0 \
       "$(find "$dest" -type f | wc -l)"
 
+# "make install-compat": kernel_delay.py in OVS's usdt-scripts directory
+# runs the installed kernel_delay, as a shell or a Python script, and one
+# that is not ours is only replaced with FORCE=1, and put back.
+prefix=$dest/usr
+usdt=$prefix/share/openvswitch/scripts/usdt
+make -s install PREFIX="$prefix" >/dev/null 2>&1
+make -s install-compat PREFIX="$prefix" >/dev/null 2>&1
+check "make install-compat exits 0" 0 $?
+check "installs an executable kernel_delay.py" yes \
+      "$([[ -x $usdt/kernel_delay.py ]] && echo yes || echo no)"
+runs=("$usdt/kernel_delay.py" "./kernel_delay.py")
+if command -v python3 >/dev/null; then
+    runs+=("python3 kernel_delay.py")
+fi
+for run in "${runs[@]}"; do
+    check "'${run/#$usdt\//USDT-SCRIPTS/} --version' runs kernel_delay" \
+          "kernel_delay 0.1.0" \
+          "$(cd "$usdt" && $run --version | head -n 1)"
+done
+check "kernel_delay.py passes its arguments as they are" \
+      "$("$prefix/sbin/kernel_delay" --thread 'a b' -p x 2>&1; echo $?)" \
+      "$("$usdt/kernel_delay.py" --thread 'a b' -p x 2>&1; echo $?)"
+make -s install-compat PREFIX="$prefix" >/dev/null 2>&1
+check "make install-compat again replaces its own wrapper" 0 $?
+make -s uninstall-compat PREFIX="$prefix" >/dev/null 2>&1
+check "make uninstall-compat removes it" no \
+      "$([[ -e $usdt/kernel_delay.py ]] && echo yes || echo no)"
+
+echo "#!/usr/bin/env python3" > "$usdt/kernel_delay.py"
+out=$(make -s install-compat PREFIX="$prefix" 2>&1)
+check "install-compat refuses to replace OVS's kernel_delay.py" 2 $?
+check "and says how to force it" yes \
+      "$([[ $out == *"FORCE=1"* ]] && echo yes || echo no)"
+check "OVS's kernel_delay.py is left as it was" "#!/usr/bin/env python3" \
+      "$(cat "$usdt/kernel_delay.py")"
+make -s install-compat PREFIX="$prefix" FORCE=1 >/dev/null 2>&1
+check "FORCE=1 replaces it" "kernel_delay 0.1.0" \
+      "$("$usdt/kernel_delay.py" --version | head -n 1)"
+check "FORCE=1 keeps it as kernel_delay.py.orig" "#!/usr/bin/env python3" \
+      "$(cat "$usdt/kernel_delay.py.orig")"
+make -s uninstall-compat PREFIX="$prefix" >/dev/null 2>&1
+check "uninstall-compat puts OVS's kernel_delay.py back" \
+      "#!/usr/bin/env python3" "$(cat "$usdt/kernel_delay.py")"
+check "and leaves no .orig" no \
+      "$([[ -e $usdt/kernel_delay.py.orig ]] && echo yes || echo no)"
+make -s uninstall-compat PREFIX="$prefix" >/dev/null 2>&1
+check "uninstall-compat leaves a kernel_delay.py not ours alone" \
+      "#!/usr/bin/env python3" "$(cat "$usdt/kernel_delay.py")"
+make -s uninstall PREFIX="$prefix" >/dev/null 2>&1
+
 # complete WORDS...: what the completion offers for the last word.
 complete_words() {
     bash -c '
