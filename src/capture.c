@@ -6,12 +6,15 @@
 #include "capture.h"
 
 #include <bcc/bcc_common.h>
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bcc_shim.h"
 #include "maps.h"
@@ -129,6 +132,32 @@ kd_capture_check_map(struct kd_capture *c, const char *name,
     return 0;
 }
 
+/* Compiles 'text'.  libbcc writes what -D asks for (the LLVM IR, ...) to
+ * standard output: in JSON mode, where standard output carries only JSON
+ * Lines, it goes to standard error instead. */
+static int
+kd_capture_compile(struct kd_capture *c, const char *text,
+                   const struct kd_options *options, char **error)
+{
+    int saved = -1;
+    int err;
+
+    if (options->json && options->debug) {
+        fflush(stdout);
+        saved = dup(STDOUT_FILENO);
+        if (saved >= 0) {
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        }
+    }
+    err = kd_program_compile(&c->prog, text, options->debug, error);
+    if (saved >= 0) {
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+    }
+    return err;
+}
+
 int
 kd_capture_open(struct kd_capture *c, const struct kd_options *options,
                 unsigned int tgid, struct kd_hook *start_hook,
@@ -200,7 +229,7 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     }
 
     clock_gettime(CLOCK_MONOTONIC, &start);
-    err = kd_program_compile(&c->prog, text, options->debug, error);
+    err = kd_capture_compile(c, text, options, error);
     if (err) {
         goto cleanup;
     }
@@ -406,6 +435,48 @@ kd_capture_clear_stacks(struct kd_capture *c)
                                               "stack_traces"));
 }
 
+/* Updates c->misses with the recursion misses of each loaded function
+ * since the last call.  A function whose counter cannot be read (a kernel
+ * before 5.12 has none) counts none. */
+static void
+kd_capture_read_misses(struct kd_capture *c)
+{
+    size_t n = c->prog.n_funcs;
+
+    if (n != c->n_misses) {
+        c->misses_seen = kd_xreallocarray(c->misses_seen, n,
+                                          sizeof *c->misses_seen);
+        c->misses = kd_xreallocarray(c->misses, n, sizeof *c->misses);
+        for (size_t i = c->n_misses; i < n; i++) {
+            c->misses_seen[i] = 0;
+        }
+        c->n_misses = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct bpf_prog_info info;
+        uint32_t len = sizeof info;
+
+        memset(&info, 0, sizeof info);
+        c->misses[i] = 0;
+        if (!bpf_obj_get_info_by_fd(c->prog.funcs[i].fd, &info, &len)
+            && len >= offsetof(struct bpf_prog_info, recursion_misses)
+                      + sizeof info.recursion_misses
+            && info.recursion_misses > c->misses_seen[i]) {
+            c->misses[i] = info.recursion_misses - c->misses_seen[i];
+            c->misses_seen[i] = info.recursion_misses;
+        }
+    }
+}
+
+const char *
+kd_capture_func_hook(const struct kd_capture *c, size_t i)
+{
+    const char *name = c->prog.funcs[i].name;
+    size_t len = strlen(KD_RAW_TP_PREFIX);
+
+    return strncmp(name, KD_RAW_TP_PREFIX, len) ? name : name + len;
+}
+
 int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
                    uint64_t lost[KD_N_FULL_MAPS], char **error)
@@ -506,8 +577,10 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
     if (err) {
         *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
                               strerror(err));
+        return err;
     }
-    return err;
+    kd_capture_read_misses(c);
+    return 0;
 }
 
 void
@@ -520,4 +593,8 @@ kd_capture_close(struct kd_capture *c)
     kd_program_close(&c->prog);
     free(c->upcall_module);
     c->upcall_module = NULL;
+    free(c->misses_seen);
+    free(c->misses);
+    c->misses_seen = c->misses = NULL;
+    c->n_misses = 0;
 }

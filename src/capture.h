@@ -75,6 +75,14 @@ struct kd_capture {
     bool with_histograms;
     unsigned int stack_trace_size;
     struct kd_events events;
+
+    /* Per loaded function (prog.funcs): the kernel's count of the times
+     * it skipped the function because a BPF program was already running
+     * on that CPU (bpf_prog_info.recursion_misses), as of the last sample,
+     * and the increase during that sample. */
+    uint64_t *misses_seen;
+    uint64_t *misses;
+    size_t n_misses;
 };
 
 /* Builds the eBPF program's source for 'options' and target 'tgid' with
@@ -92,6 +100,11 @@ int kd_capture_source(const struct kd_options *, unsigned int tgid,
 int kd_capture_open(struct kd_capture *, const struct kd_options *,
                     unsigned int tgid, struct kd_hook *start_hook,
                     struct kd_hook *stop_hook, char **error);
+
+/* The hook of loaded function 'i' of the capture's program, for messages:
+ * "sched_switch" for raw tracepoint sched_switch, else the function's
+ * name. */
+const char *kd_capture_func_hook(const struct kd_capture *, size_t i);
 
 /* Sets the capture state (KD_CAPTURE_*). */
 int kd_capture_set(struct kd_capture *, uint64_t state);

@@ -202,6 +202,32 @@ kd_print_lost(const uint64_t lost[KD_N_FULL_MAPS])
            "for more\n#          threads with the --max-threads option.\n");
 }
 
+/* The events the kernel did not run a program of ours for, during the
+ * sample: it skips a BPF program that would run on a CPU where a BPF
+ * program is already running (bpf_prog_info.recursion_misses). */
+static void
+kd_print_misses(const struct kd_capture *c)
+{
+    uint64_t total = 0;
+
+    for (size_t i = 0; i < c->n_misses; i++) {
+        total += c->misses[i];
+    }
+    if (!total) {
+        return;
+    }
+    printf("\n# WARNING: The kernel skipped kernel_delay's eBPF programs %llu "
+           "times,\n#          as another eBPF program was running on the "
+           "same CPU:", (unsigned long long) total);
+    for (size_t i = 0; i < c->n_misses; i++) {
+        if (c->misses[i]) {
+            printf(" %s %llu", kd_capture_func_hook(c, i),
+                   (unsigned long long) c->misses[i]);
+        }
+    }
+    printf(".\n#          The statistics above miss those events.\n");
+}
+
 static int
 kd_syscall_event_cmp(const void *a_, const void *b_)
 {
@@ -473,6 +499,15 @@ kd_json_warnings(struct kd_ds *ds, const struct kd_report_ctx *ctx,
             kd_json_u64(ds, lost[i]);
         }
     }
+    kd_ds_put_cstr(ds, "},\"recursion_misses\":{");
+    first = true;
+    for (size_t i = 0; i < ctx->capture->n_misses; i++) {
+        if (ctx->capture->misses[i]) {
+            kd_json_next(ds, &first);
+            kd_json_key(ds, kd_capture_func_hook(ctx->capture, i));
+            kd_json_u64(ds, ctx->capture->misses[i]);
+        }
+    }
     kd_ds_put_format(ds, "},\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
                      PRIu64 ",\"triggers_missed\":%" PRIu64
                      ",\"upcall_module_unloaded\":%s}",
@@ -566,6 +601,7 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
             }
             kd_ds_flush(&ds, stdout, 0);
             kd_print_lost(lost);
+            kd_print_misses(capture);
         }
         fflush(stdout);
         free(rows);

@@ -18,8 +18,6 @@
 #include "bcc_shim.h"
 #include "util.h"
 
-#define KD_RAW_TP_PREFIX "raw_tracepoint__"
-
 int
 kd_program_compile(struct kd_program *prog, const char *text,
                    unsigned int debug, char **error)

@@ -49,6 +49,10 @@ struct kd_program {
 
 #define KD_PROGRAM_INITIALIZER { NULL, NULL, 0, NULL, 0 }
 
+/* Prefix of the names of the functions attached to the raw tracepoint
+ * named by the rest of the name. */
+#define KD_RAW_TP_PREFIX "raw_tracepoint__"
+
 /* Prefix of the k/uprobe event names kernel_delay makes. */
 #define KD_EVENT_PREFIX "kernel_delay_"
 

@@ -299,12 +299,16 @@ kd_wait_started() {
 # kd_begin TAG SAMPLE_TIME ARGS...: starts a sampling run and waits until
 # capture is on.  Fails the check and returns 1 if it never starts.
 kd_begin() {
-    local tag=$1 sample=$2
+    local tag=$1 sample
 
+    # Jobs take longer under emulation (the kernel lane): E2E_TIME_SCALE
+    # stretches the windows they must fit in.
+    sample=$(awk -v s="$2" -v k="${E2E_TIME_SCALE:-1}" \
+             'BEGIN { printf "%g", s * k }')
     shift 2
     KD_SAMPLE=$sample
     kd_start "$tag" --sample-time "$sample" "$@"
-    if ! kd_wait_started 30; then
+    if ! kd_wait_started $((30 * ${E2E_TIME_SCALE:-1})); then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay starts sampling (exit $WAIT_RC, stderr:\
  $(head -c 400 "$KD_ERR" | tr '\n' ' '))"

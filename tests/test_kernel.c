@@ -62,7 +62,7 @@ static const struct shape shapes[] = {
 static int
 func_type(const char *name)
 {
-    if (!strncmp(name, "raw_tracepoint__", strlen("raw_tracepoint__"))) {
+    if (!strncmp(name, KD_RAW_TP_PREFIX, strlen(KD_RAW_TP_PREFIX))) {
         return BPF_PROG_TYPE_RAW_TRACEPOINT;
     }
     return BPF_PROG_TYPE_KPROBE;
