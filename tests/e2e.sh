@@ -353,7 +353,7 @@ scenario_trigger_stop_only() {
 # --trigger-delta: a short job is skipped, a long one is reported.
 scenario_trigger_delta() {
     local tag=trigger_delta pid=${WL_PID[main]} tid=${WL_TID[main:handler1]}
-    local threshold=$((20 * MS)) re delta
+    local threshold=$((20 * MS)) re delta job_ns
 
     kd_start $tag -p "$pid" --start-trigger u:kd_workload:job_start \
         --stop-trigger u:kd_workload:job_end --trigger-delta $threshold
@@ -365,6 +365,7 @@ scenario_trigger_delta() {
     wl_cmd main "traced 5 0" || fail "$tag: job" "done" "$WL_REPLY_LINE"
     nap 0.3
     wl_cmd main "traced 5 30" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    job_ns=$(reply_field job_ns)
     wait_exit "$KD_PID" 30
     check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
     check_bpf_released $tag
@@ -386,8 +387,10 @@ scenario_trigger_delta() {
         fail "$tag: a second sample"
     elif kd_check_trigger_sample "$KD_OUT.2" trigger trigger; then
         pass "$tag: reported sample's layout"
+        # At least the job's 30 ms sleep, at most the job as the workload
+        # timed it around the traced function.
         check_range "$tag: reported sample's delta" $((30 * MS)) \
-                    $((1000 * MS)) "$TRIG_DELTA"
+                    "${job_ns:-0}" "$TRIG_DELTA"
         kd_parse "$KD_OUT.2"
         check_syscall_set $tag handler1 "$tid" clock_nanosleep getppid
         check_syscall $tag handler1 "$tid" getppid 5
@@ -851,7 +854,7 @@ kd_wait_handler() {
 # While compiling: one SIGINT, and the run ends cleanly before sampling;
 # a second one ends it at once (exit status 128 + 2).
 scenario_signal_during_compile() {
-    local tag=signal_compile start end
+    local tag=signal_compile
 
     kd_start $tag -p "${WL_PID[main]}" --sample-time 5
     kd_wait_handler || { fail "$tag: kernel_delay catches SIGINT"; return; }
@@ -868,13 +871,13 @@ scenario_signal_during_compile() {
     # Two signals sent at once merge into one pending signal; a person
     # pressing Ctrl-C twice is never that fast.
     nap 0.05
-    start=$(now_ns)
     kill -INT "$KD_PID"
     wait_exit "$KD_PID" 10
-    end=$(now_ns)
     check_eq "$tag: two SIGINTs: exit status" 130 "$WAIT_RC"
-    check_range "$tag: two SIGINTs: exits at once (ms)" 0 200 \
-                $(((end - start) / MS))
+    # At once: before the compile it interrupted could end and sampling
+    # start (a bound on the time would only say how busy the machine is).
+    check_eq "$tag: two SIGINTs: exits before sampling" 0 \
+             "$(grep -c '^# Start sampling' "$KD_OUT")"
     check_bpf_released ${tag}2
 }
 
@@ -1208,19 +1211,28 @@ scenario_list_probes() {
 # --histogram: bucket counts sum to the exact syscall counts, and to the
 # run and ready counts; percentiles lie inside non-empty buckets.
 scenario_histogram() {
-    local tag=histogram tid=${WL_TID[main:handler1]} out q
+    local tag=histogram tid=${WL_TID[main:handler1]} out q max
 
     kd_attached_job $tag "syscalls 1000 5" -p "${WL_PID[main]}" \
         --histogram --json --sample-time 2 || return
     out=$KD_OUT
+    # The longest of the 5 sleeps as the workload timed it around the
+    # call: no sleep's syscall lasted longer.
+    max=$(reply_field sleep_max_ns)
     q=".threads[] | select(.tid == $tid) | .histograms"
     check_eq "$tag: getppid buckets sum to 1000" 1000 \
              "$(jq "$q.syscalls[] | select(.name == \"getppid\")
                     | [.histogram.buckets[].count] | add" "$out")"
-    check_eq "$tag: the 5 sleeps of 10 ms in one bucket [8388608, 16777215]" \
-             '[{"low":8388608,"high":16777215,"count":5}]' \
-             "$(jq -c "$q.syscalls[] | select(.name == \"clock_nanosleep\")
-                       | .histogram.buckets" "$out")"
+    # Each sleep lasted from 10 ms to the workload's own maximum (a 10 ms
+    # sleep may take over 16.7 ms on a busy machine, the next bucket).
+    check_eq "$tag: the 5 sleeps in buckets between 10 ms and their max" \
+             "5 0" \
+             "$(jq -r --argjson max "${max:-0}" "$q.syscalls[]
+                       | select(.name == \"clock_nanosleep\")
+                       | .histogram.buckets
+                       | \"\\([.[].count] | add) \\([.[]
+                           | select(.high < 10000000 or .low > \$max)]
+                           | length)\"" "$out")"
     check_eq "$tag: every syscall histogram sums to its count" 0 \
              "$(jq "[.threads[] | . as \$t | .histograms.syscalls[]?
                     | . as \$h | select(([.histogram.buckets[].count] | add)
@@ -1523,15 +1535,11 @@ scenario_poll() {
                 $((wl_avg + MS + ready_avg)) "$(r "$tid.lp.avg")"
     check_range "$tag: revalidator2 LONG POLL MAX ns" "$wl_max" \
                 $((wl_max + MS + ready_max)) "$(r "$tid.lp.max")"
-    # And in absolute terms: within [MS, MS + 3 ms], unless the thread was
-    # preempted (in its spin as the workload saw, or around a syscall).
-    hi=$(((ms + 3) * MS))
-    ((wl_max > hi)) && hi=$wl_max
-    hi=$((hi + ready_max))
-    check_range "$tag: revalidator2 LONG POLL MIN within [MS, MS + 3 ms]" \
-                $((ms * MS)) "$hi" "$(r "$tid.lp.min")"
-    check_range "$tag: revalidator2 LONG POLL MAX within [MS, MS + 3 ms]" \
-                $((ms * MS)) "$hi" "$(r "$tid.lp.max")"
+    # And in absolute terms: no gap is shorter than the MS ms spin in it.
+    # (No absolute upper bound: the workload's own figures above are the
+    # truth; a bound on a busy machine's delays would be a guess.)
+    check_range "$tag: revalidator2 LONG POLL MIN at least MS" \
+                $((ms * MS)) "$(r "$tid.lp.max")" "$(r "$tid.lp.min")"
 }
 
 # Run and run-queue time under contention (urcu3 against pmd4 on one CPU).
