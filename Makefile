@@ -3,6 +3,8 @@
 #   make            build ./kernel_delay
 #   make check      install what is missing, prepare the host, build, and
 #                   run every test (unit tests, then end-to-end as root)
+#   make check-kernels  the same tests that matter per kernel, in guests
+#                   booted on Debian 12's kernels under qemu (CI runs both)
 #   make demo       install, build, and run the tool on a demo workload
 #   make install    install the binary and the man page (PREFIX, DESTDIR)
 #   make deb, make srpm, make check-package, make install-compat
@@ -40,8 +42,8 @@ KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 UNIT_TESTS = tests/test_units
 KERNEL_TESTS = tests/test_kernel
 
-.PHONY: all check unit e2e demo install uninstall clean deps prepare-host \
-	workload bench fuzz
+.PHONY: all check check-kernels unit e2e demo install uninstall clean deps \
+	prepare-host workload bench fuzz
 
 all: kernel_delay
 
@@ -99,6 +101,14 @@ check:
 	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload tests/cycler \
 		fuzz-build
 	tools/run-tests.sh
+
+# The kernel lane: the tests that matter per kernel, in guests booted on
+# Debian 12's own kernels under qemu (tests/kernels/README.md).
+check-kernels:
+	tools/install-deps.sh build test lane
+	tools/prepare-host.sh
+	$(MAKE) all $(KERNEL_TESTS) tests/workload tests/cycler
+	tests/kernels/check
 
 demo:
 	tools/install-deps.sh build test

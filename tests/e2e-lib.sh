@@ -271,13 +271,21 @@ pid_prog_ids() {
 # kd_start TAG ARGS...: starts the tool in the background, stdout to
 # $WORKDIR/TAG.out (KD_OUT), stderr to TAG.err (KD_ERR).
 kd_start() {
-    KD_TAG=$1
-    shift
+    tool_start "$KD" "$@"
+}
+
+# tool_start TOOL TAG ARGS...: the same with another tool (the reference,
+# in the kernel lane).
+tool_start() {
+    local tool=$1
+
+    KD_TAG=$2
+    shift 2
     KD_OUT=$WORKDIR/$KD_TAG.out
     KD_ERR=$WORKDIR/$KD_TAG.err
     KD_BPF_BEFORE=$(bpf_prog_ids | xargs)
     KD_PROG_IDS=
-    "$KD" "$@" >"$KD_OUT" 2>"$KD_ERR" &
+    "$tool" "$@" >"$KD_OUT" 2>"$KD_ERR" &
     KD_PID=$!
     track_pid "$KD_PID"
 }

@@ -2,11 +2,13 @@
 # Installs the Debian packages kernel_delay needs to build, run and be
 # tested, when they are missing.  Run as root on Debian 12.
 #
-# Usage: install-deps.sh [build|test|reference] ...
+# Usage: install-deps.sh [build|test|reference|lane] ...
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
 #              sanitizer runtimes (for the tests and the fuzzers).
 #   reference  test + what the reference script needs (for comparisons).
+#   lane       reference + what the kernel lane needs (tests/kernels):
+#              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
 set -eu
 
 pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev pkg-config \
@@ -18,6 +20,9 @@ for what in "$@"; do
 clang libclang-rt-14-dev" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
+    lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
+python3-bpfcc python3-tz python3-psutil qemu-system-x86 busybox-static kmod \
+cpio xz-utils openvswitch-switch iproute2" ;;
     *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;
     esac
 done

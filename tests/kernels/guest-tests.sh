@@ -1,0 +1,46 @@
+#!/bin/bash
+# The kernel lane's test set, run inside a guest (tests/kernels/run): the
+# template through this kernel (tests/test_kernel), a subset of the
+# end-to-end scenarios (tests/e2e.sh), and the lane's own checks
+# (tests/kernels/lane.sh).  Ends with one "N passed, N failed" line.
+#
+# Environment: LANE_E2E_SCENARIOS (the e2e subset), LANE_SECTIONS (see
+# lane.sh), KD_LANE_REFERENCE=1 to run the reference side by side.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+# shellcheck source=tools/suite-lib.sh
+. tools/suite-lib.sh
+
+# Time mode, per kernel: exact syscall counts, run and run-queue totals
+# against schedstat, stopped time, exited threads' names; USDT triggers and
+# the first-sample race.  Counts and ground truth, not latencies: emulation
+# inflates those.
+export E2E_SCENARIOS=${LANE_E2E_SCENARIOS:-syscalls contend stopped exited \
+trigger_usdt trigger_first_sample}
+
+# Emulation (TCG) runs jobs several times slower than the host.
+export E2E_TIME_SCALE=${E2E_TIME_SCALE:-5}
+
+# Warnings and worse (stack traces included) on the console, as they come.
+dmesg -n 5
+
+echo "# kernel $(uname -r) ($(uname -v))"
+run_suite template tests/test_kernel
+run_suite e2e tests/e2e.sh ./kernel_delay
+run_suite lane tests/kernels/lane.sh
+
+# Whatever ran, the kernel must not have complained: no BUG (soft lockup,
+# ...), WARNING or Oops in its log.
+echo "=== kernel log"
+if dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace' >/tmp/kd-dmesg; then
+    echo "FAIL: the kernel logged $(grep -c . /tmp/kd-dmesg) alarming lines"
+    failed=$((failed + 1))
+else
+    echo "PASS: no BUG, WARNING or Oops in the kernel log"
+    passed=$((passed + 1))
+fi
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

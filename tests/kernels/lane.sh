@@ -1,0 +1,457 @@
+#!/bin/bash
+# The kernel lane's own checks, run inside a guest booted on a distribution
+# kernel (tests/kernels/run): what this development machine's kernel cannot
+# show, since it has no kprobes and no openvswitch module.
+#
+# Usage (as root, from the source tree, in the guest): tests/kernels/lane.sh
+# Environment: LANE_SECTIONS, a subset of "kprobe headers ovs unload
+# reference" (default: all of them; "reference" only runs where the
+# reference's compile-time headers match the kernel).
+#
+#  kprobe     k: and kr: triggers around exactly known syscalls (tests/cycler:
+#             getpgid, 25 getppid, getsid, per cycle): every sample of the
+#             three trigger combinations holds exactly the cycle's calls.
+#  headers    the same through the headers fallback (KERNEL_DELAY_NO_BTF):
+#             the guest's headers match its kernel, so the thread sections
+#             must be there and right.
+#  ovs        OVS on the kernel datapath (openvswitch module, br0, two
+#             network namespaces pinging through it, the flow table
+#             flushed before every ping so that every packet misses): the
+#             default invocation reports UPCALL STATISTICS whose total
+#             equals the datapath's own "missed" counter over the traffic,
+#             which is sent only inside the sample; --skip-upcall-stats
+#             omits them.
+#  unload     the openvswitch module unloaded in the middle of a run: the
+#             run goes on, exits 0, and says so.
+#  reference  the reference kernel_delay.py on the same workloads, side by
+#             side with ours and the ground truth (a table at the end).
+#
+# Prints PASS:/FAIL: lines and ends with "N passed, N failed".
+
+set -u
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/e2e-lib.sh
+. "$HERE/e2e-lib.sh"
+
+LANE_SECTIONS=${LANE_SECTIONS:-kprobe headers ovs unload reference}
+REFERENCE=${KD_REFERENCE:-$HERE/../../shared/reference/kernel_delay.py}
+CYCLER=$HERE/cycler
+KD=$(realpath -e "$HERE/../kernel_delay")
+TABLE=()
+
+summary() {
+    local row
+
+    if ((${#TABLE[@]} > 0)); then
+        note "side by side (kernel $(uname -r)):"
+        note "$(printf '%-44s %12s %12s %12s' measure truth ours reference)"
+        for row in "${TABLE[@]}"; do
+            note "$row"
+        done
+    fi
+    printf '%d passed, %d failed\n' "$E2E_PASSED" "$E2E_FAILED"
+}
+
+cleanup() {
+    local pid
+
+    for pid in $(jobs -p); do
+        kill -CONT "$pid" 2>/dev/null
+        kill -KILL "$pid" 2>/dev/null
+    done
+    wait 2>/dev/null
+}
+trap cleanup EXIT
+
+# table MEASURE TRUTH OURS REFERENCE: one row of the side-by-side table.
+table() {
+    TABLE+=("$(printf '%-44s %12s %12s %12s' "$1" "$2" "$3" "$4")")
+}
+
+# ---------------------------------------------------------------------------
+# The cycler.
+
+# cycler_start N PERIOD_US: starts tests/cycler; CYC_PID and CYC_TID.
+cycler_start() {
+    # The coprocess's own NAME_PID variable is bash's, unset when it is
+    # reaped: CYC_PID is ours.
+    coproc CYCLER_CP { exec "$CYCLER" -n "$1" -p "$2"; }
+    read -r CYC_PID CYC_TID <&"${CYCLER_CP[0]}"
+    read -r _ <&"${CYCLER_CP[0]}"
+}
+
+cycler_stop() {
+    kill -KILL "$CYC_PID" 2>/dev/null
+    wait "$CYC_PID" 2>/dev/null
+}
+
+# counts FILE SAMPLE TID: "name=count ..." of the thread's syscalls in JSON
+# sample SAMPLE of FILE, sorted by name.
+counts() {
+    jq -r --argjson i "$2" --argjson tid "$3" '
+        select(.sample == $i) | .threads[] | select(.tid == $tid)
+        | [.syscalls[] | "\(.name)=\(.count)"] | sort | join(" ")' "$1"
+}
+
+# show_output: the start of the last run's standard output and error, as
+# notes, when a check of it failed.
+show_output() {
+    note "$KD_TAG stdout: $(head -c 800 "$KD_OUT" | tr '\n' '|')"
+    note "$KD_TAG stderr: $(grep -v nocf_check "$KD_ERR" | head -c 800 \
+                            | tr '\n' '|')"
+}
+
+# kd_run TAG ARGS...: runs kernel_delay to its end, with a time limit;
+# output in $WORKDIR/TAG.out and .err (KD_OUT, KD_ERR), status in WAIT_RC.
+kd_run() {
+    tool_start "$KD" "$@"
+    wait_exit "$KD_PID" 300
+    if [[ $WAIT_RC != 0 ]]; then
+        note "$KD_TAG stderr: $(grep -v nocf_check "$KD_ERR" | head -c 600 \
+                                | tr '\n' ' ')"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+# kprobe triggers.  The start probe is on the getpgid() syscall function's
+# entry, the stop probe on getsid()'s return: neither of those two syscalls
+# is complete inside the window, so a sample holds exactly 25 getppid().
+
+syscall_func() {
+    case $(uname -m) in
+    x86_64) printf '__x64_sys_%s' "$1" ;;
+    aarch64) printf '__arm64_sys_%s' "$1" ;;
+    *) printf 'sys_%s' "$1" ;;
+    esac
+}
+
+# kprobe_both TAG: both triggers, three samples of a 2 ms cycle.
+kprobe_both() {
+    local tag=$1 i
+
+    cycler_start 25 2000
+    kd_run "$tag" -p "$CYC_PID" --skip-upcall-stats --json --sample-count 3 \
+        --start-trigger "k:$(syscall_func getpgid)" \
+        --stop-trigger "kr:$(syscall_func getsid)"
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_bpf_released "$tag"
+    check_eq "$tag: samples" 3 "$(jq -s length "$KD_OUT")"
+    for i in 1 2 3; do
+        check_eq "$tag #$i: exactly the 25 getppid() between the triggers" \
+                 "getppid=25" "$(counts "$KD_OUT" "$i" "$CYC_TID")"
+    done
+    KPROBE_OURS=$(counts "$KD_OUT" 1 "$CYC_TID")
+    KPROBE_OURS=${KPROBE_OURS#getppid=}
+    cycler_stop
+}
+
+section_kprobe() {
+    local tag got
+
+    kprobe_both kprobe_both
+
+    # Start trigger only: the sample lasts 50 ms from getpgid()'s entry,
+    # less than the cycle's 200 ms period, so it holds the rest of the
+    # cycle: 25 getppid() and getsid().
+    tag=kprobe_start_only
+    cycler_start 25 200000
+    kd_run $tag -p "$CYC_PID" --skip-upcall-stats --json --sample-count 2 \
+        --start-trigger "k:$(syscall_func getpgid)" --sample-time 0.05
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    for i in 1 2; do
+        check_eq "$tag #$i: the cycle from getpgid() on" \
+                 "getppid=25 getsid=1" "$(counts "$KD_OUT" "$i" "$CYC_TID")"
+    done
+
+    # Stop trigger only: the sample starts at once, almost always while the
+    # cycler sleeps, and ends on getsid()'s return: getpgid() and the 25
+    # getppid().  Should it start in the middle of a cycle, that cycle's
+    # getpgid() is not in it and fewer getppid() are.
+    tag=kprobe_stop_only
+    kd_run $tag -p "$CYC_PID" --skip-upcall-stats --json \
+        --stop-trigger "kr:$(syscall_func getsid)"
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    got=$(counts "$KD_OUT" 1 "$CYC_TID")
+    if [[ $got == "getppid="* ]]; then
+        note "$tag: the sample started inside a cycle ($got)"
+        check_range "$tag: part of one cycle" 0 25 "${got#getppid=}"
+    else
+        check_eq "$tag: one cycle up to getsid()" "getpgid=1 getppid=25" \
+                 "$got"
+    fi
+    cycler_stop
+}
+
+# ---------------------------------------------------------------------------
+# The headers fallback, for a kernel without BTF: the same trigger check,
+# and a time-mode sample whose thread sections must be present.
+
+section_headers() {
+    local tag=headers_time
+
+    export KERNEL_DELAY_NO_BTF=1
+    kprobe_both headers_both
+    cycler_start 25 1000
+    kd_run $tag -p "$CYC_PID" --skip-upcall-stats --json --sample-time 0.5 -D
+    unset KERNEL_DELAY_NO_BTF
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    grep -q 'kernel layout from kernel headers' "$KD_ERR" \
+        && pass "$tag: layout from the kernel headers" \
+        || fail "$tag: layout from the kernel headers" "headers" \
+                "$(grep -o 'kernel layout from [A-Za-z ]*' "$KD_ERR")"
+    check_eq "$tag: THREAD RUN and READY present for the cycler" \
+             "true true" \
+             "$(jq -r --argjson tid "$CYC_TID" '.threads[]
+                | select(.tid == $tid)
+                | "\(.run.count > 0) \(.ready != null)"' "$KD_OUT")"
+    cycler_stop
+}
+
+# ---------------------------------------------------------------------------
+# OVS on the kernel datapath.
+
+OVS_RUNDIR=/run/openvswitch
+OVS_UP=
+
+ovs_start() {
+    local d mac1 mac2
+
+    [[ -n $OVS_UP ]] && return 0
+    modprobe openvswitch || { fail "modprobe openvswitch"; return 1; }
+    # No IPv6 anywhere: its neighbour discovery would add packets, and so
+    # upcalls, that are not the test's.
+    sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+        net.ipv6.conf.default.disable_ipv6=1
+    mkdir -p "$OVS_RUNDIR" /etc/openvswitch /var/log/openvswitch
+    /usr/share/openvswitch/scripts/ovs-ctl --system-id=random \
+        --no-mlockall start >"$WORKDIR/ovs-ctl.log" 2>&1 \
+        || { fail "ovs-ctl start ($(tail -c 300 "$WORKDIR/ovs-ctl.log"))"
+             return 1; }
+    ovs-vsctl --may-exist add-br br0 || { fail "add-br br0"; return 1; }
+    for d in 1 2; do
+        ip netns add ns$d
+        ip netns exec ns$d sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+            net.ipv6.conf.default.disable_ipv6=1
+        ip link add veth$d type veth peer name eth0 netns ns$d
+        ip link set veth$d up
+        ip -n ns$d addr add 198.18.0.$d/24 dev eth0
+        ip -n ns$d link set eth0 up
+        ip -n ns$d link set lo up
+        ovs-vsctl --may-exist add-port br0 veth$d
+    done
+    # Each other's MAC address, for good: no ARP request or refresh
+    # crosses br0, only the pings do.
+    mac1=$(ip -n ns1 -br link show eth0 | awk '{ print $3 }')
+    mac2=$(ip -n ns2 -br link show eth0 | awk '{ print $3 }')
+    ip -n ns1 neigh replace 198.18.0.2 lladdr "$mac2" dev eth0 nud permanent
+    ip -n ns2 neigh replace 198.18.0.1 lladdr "$mac1" dev eth0 nud permanent
+    ip netns exec ns1 busybox ping -c 1 -W 5 198.18.0.2 >/dev/null \
+        || { fail "ns1 pings ns2 through br0"; return 1; }
+    OVS_UP=1
+    pass "OVS on the kernel datapath: br0 with two namespaces"
+}
+
+ovs_stop() {
+    [[ -n $OVS_UP ]] || return 0
+    /usr/share/openvswitch/scripts/ovs-ctl stop >/dev/null 2>&1
+    ovs-dpctl del-dp ovs-system 2>/dev/null
+    ip netns del ns1 2>/dev/null
+    ip netns del ns2 2>/dev/null
+    OVS_UP=
+}
+
+# The datapath's own count of packets that missed the flow table: each one
+# was an ovs_dp_upcall() call.
+dp_missed() {
+    ovs-dpctl show | sed -n 's/.*lookups:.*missed:\([0-9]*\).*/\1/p'
+}
+
+# traffic N: N pings from ns1 to ns2, the datapath's flows flushed before
+# each, so that the request and the reply each miss the flow table.
+traffic() {
+    local i
+
+    for ((i = 0; i < $1; i++)); do
+        ovs-dpctl del-flows
+        ip netns exec ns1 busybox ping -c 1 -W 5 198.18.0.2 >/dev/null
+    done
+}
+
+# upcall_run TOOL TAG ARGS...: runs TOOL with ARGS in time mode, sends
+# traffic only once the sample is on and only while it lasts, and sets
+# TRUTH (the datapath's misses over the traffic) and SAMPLE_OK (the
+# traffic was inside the sample).
+upcall_run() {
+    local tag=$2 m0 m1 deadline
+
+    tool_start "$@"
+    deadline=$(($(now_ns) + 300000 * MS))
+    until grep -q '^# Start sampling' "$KD_OUT"; do
+        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+            wait_exit "$KD_PID" 5
+            fail "$tag: starts sampling (exit $WAIT_RC: $(grep -v nocf_check \
+                  "$KD_ERR" | head -c 400 | tr '\n' ' '))"
+            return 1
+        fi
+        nap 0.05
+    done
+    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
+    m0=$(dp_missed)
+    traffic 10
+    m1=$(dp_missed)
+    SAMPLE_OK=1
+    grep -q '^# Stop sampling' "$KD_OUT" && SAMPLE_OK=
+    wait_exit "$KD_PID" 120
+    TRUTH=$((m1 - m0))
+}
+
+# total_upcalls FILE: "Total upcalls" of the text report, or "none".
+total_upcalls() {
+    local n
+
+    n=$(sed -n 's/^  Total upcalls *: \([0-9]*\) .*/\1/p' "$1" | head -n 1)
+    printf '%s' "${n:-none}"
+}
+
+section_ovs() {
+    local tag=ovs_default got cpus
+
+    ovs_start || return
+    # The default invocation: no option at all (it finds ovs-vswitchd),
+    # but a sample long enough for the traffic under emulation.
+    upcall_run "$KD" $tag --sample-time 8 || return
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    check_eq "$tag: the traffic was inside the sample" 1 "${SAMPLE_OK:-0}"
+    got=$(total_upcalls "$KD_OUT")
+    # Exact: nothing but the test's pings crosses br0 (no IPv6, permanent
+    # ARP entries), and every miss is one ovs_dp_upcall() call.
+    check_eq "$tag: Total upcalls = the datapath's misses over the sample" \
+             "$TRUTH" "$got"
+    ((TRUTH >= 20)) && pass "$tag: $TRUTH misses for 10 pings" \
+        || fail "$tag: at least 2 misses a ping" ">= 20" "$TRUTH"
+    cpus=$(sed -n 's/^  Total upcalls *: [0-9]* \[\(.*\)\]$/\1/p' "$KD_OUT" \
+           | tr ',' '\n' | awk -F: '{ s += $2 } END { print s + 0 }')
+    check_eq "$tag: the per-CPU counts add up to the total" "$got" "$cpus"
+    grep -q 'vswitchd\|handler\|revalidator' "$KD_OUT" \
+        && pass "$tag: ovs-vswitchd's threads reported" \
+        || fail "$tag: ovs-vswitchd's threads reported"
+    table "upcalls in the sample (datapath misses)" "$TRUTH" "$got" "-"
+    OVS_TRUTH=$TRUTH
+
+    tag=ovs_skip
+    upcall_run "$KD" $tag --sample-time 8 --skip-upcall-stats || return
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_eq "$tag: no UPCALL STATISTICS" none "$(total_upcalls "$KD_OUT")"
+    grep -q 'upcall' "$KD_ERR" \
+        && fail "$tag: no note about upcalls on stderr" \
+        || pass "$tag: no note about upcalls on stderr"
+}
+
+# The module goes away under a running tool: stop OVS, delete the
+# datapath, rmmod, all during the second of three samples of the cycler.
+section_unload() {
+    local tag=unload
+
+    modprobe openvswitch || { fail "$tag: modprobe openvswitch"; return; }
+    cycler_start 25 1000
+    kd_start $tag -p "$CYC_PID" --sample-count 3 --sample-time 3
+    until [[ $(grep -c '^# Sample dump' "$KD_OUT") -ge 1 ]]; do
+        kill -0 "$KD_PID" 2>/dev/null || break
+        nap 0.1
+    done
+    ovs_stop
+    ovs-dpctl del-dp ovs-system 2>/dev/null
+    if rmmod openvswitch; then
+        pass "$tag: openvswitch unloaded during the run"
+    else
+        fail "$tag: rmmod openvswitch"
+    fi
+    wait_exit "$KD_PID" 300
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    check_eq "$tag: samples" 3 "$(grep -c '^# Sample dump' "$KD_OUT")"
+    check_eq "$tag: the warning, in the samples after the unload" 2 \
+             "$(grep -c '^# WARNING: Kernel module openvswitch was unloaded' \
+                "$KD_OUT")"
+    check_eq "$tag: the cycler's thread run statistics in every sample" 3 \
+             "$(grep -c 'THREAD RUN STATISTICS' "$KD_OUT")"
+    cycler_stop
+}
+
+# ---------------------------------------------------------------------------
+# The reference, side by side, where its compile-time headers match.
+
+section_reference() {
+    local tag got
+
+    if [[ ! -r $REFERENCE ]]; then
+        fail "reference: no $REFERENCE"
+        return
+    fi
+    tag=reference_kprobe
+    cycler_start 25 2000
+    tool_start /usr/bin/python3 $tag -u "$REFERENCE" -p "$CYC_PID" \
+        --skip-upcall-stats --sample-count 1 \
+        --start-trigger "k:$(syscall_func getpgid)" \
+        --stop-trigger "kr:$(syscall_func getsid)"
+    wait_exit "$KD_PID" 600
+    check_eq "$tag: exit status" 0 "$WAIT_RC"
+    [[ $WAIT_RC == 0 ]] || show_output
+    got=$(awk '$1 == "getppid" { print $3 }' "$KD_OUT" | head -n 1)
+    if [[ -z $got ]]; then
+        # Seen on 6.1: the reference reports a sample with no thread at
+        # all (its triggers are not limited to the target, and its first
+        # start can fire while it still attaches).
+        show_output
+        got=empty
+    fi
+    table "getppid() in a k:/kr: triggered sample" 25 \
+          "${KPROBE_OURS:-(not run)}" "$got"
+    cycler_stop
+
+    if ovs_start; then
+        tag=reference_ovs
+        upcall_run /usr/bin/python3 $tag -u "$REFERENCE" --sample-time 15 \
+            || return
+        check_eq "$tag: exit status" 0 "$WAIT_RC"
+        got=$(total_upcalls "$KD_OUT")
+        note "$tag: reference Total upcalls $got, datapath misses $TRUTH"
+        [[ $got == none ]] && show_output
+        table "upcalls in the sample, reference's run" "$TRUTH" "-" "$got"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+
+main() {
+    local section
+
+    ((EUID == 0)) || { fail "the lane runs as root"; summary; exit 1; }
+    for tool in jq bpftool busybox ovs-vsctl; do
+        command -v $tool >/dev/null || fail "$tool is installed"
+    done
+    WORKDIR=$(mktemp -d /tmp/kd-lane.XXXXXX)
+    nap_init "$WORKDIR/nap"
+    note "kernel $(uname -r), kernel_delay $KD"
+    for section in $LANE_SECTIONS; do
+        case $section in
+        reference)
+            # Its struct layouts come from the headers it compiles with:
+            # only meaningful where they match the kernel (6.1.0-56 here).
+            if [[ ${KD_LANE_REFERENCE:-} == 1 ]]; then
+                section_reference
+            fi
+            ;;
+        *)
+            "section_$section"
+            ;;
+        esac
+    done
+    ovs_stop
+    summary
+    ((E2E_FAILED == 0))
+}
+
+main "$@"
