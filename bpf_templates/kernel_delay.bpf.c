@@ -189,6 +189,30 @@ kd_event_reserve(u32 id, u64 now)
 BPF_STACK_TRACE(stack_traces, @STACK_TRACE_SIZE@);
 #endif
 
+/* Syscall events wake the reader up once every KD_RB_WAKEUP_EVENTS per
+ * CPU, not for each event: flags 0 wakes it whenever it has caught up, so
+ * a fast reader costs the traced thread an irq_work, and itself a context
+ * switch, per syscall.  The rest it finds at its periodic wake-up (every
+ * 100 ms at most) or when the sample ends; user space sizes the interval
+ * so that the CPUs' pending events fill at most a quarter of the buffer. */
+#define KD_RB_WAKEUP_EVENTS @RB_WAKEUP_EVENTS@
+BPF_PERCPU_ARRAY(rb_pending, u64, 1);
+
+static __always_inline u64
+kd_rb_wakeup_flags(void)
+{
+    int zero = 0;
+    u64 *pending = rb_pending.lookup(&zero);
+
+    if (!pending || ++*pending >= KD_RB_WAKEUP_EVENTS) {
+        if (pending) {
+            *pending = 0;
+        }
+        return BPF_RB_FORCE_WAKEUP;
+    }
+    return BPF_RB_NO_WAKEUP;
+}
+
 /* Sends one syscall to user space, if it is one the user asked for. */
 static __always_inline void
 kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
@@ -214,7 +238,7 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
     event->user_stack_id = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     event->kernel_stack_id = stack_traces.get_stackid(ctx, 0);
 #endif
-    events.ringbuf_submit(event, 0);
+    events.ringbuf_submit(event, kd_rb_wakeup_flags());
 }
 #endif
 

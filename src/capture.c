@@ -35,13 +35,26 @@ kd_capture_map_name(enum kd_full_map map)
     return map < KD_N_FULL_MAPS ? kd_full_map_names[map] : "?";
 }
 
+size_t
+kd_capture_wakeup_events(unsigned int pages)
+{
+    /* A ring buffer record: an 8-byte header and the event, rounded up to
+     * 8 bytes. */
+    size_t record = 8 + ((sizeof(struct kd_event) + 7) & ~(size_t) 7);
+    int n_cpus = kd_possible_cpus();
+    size_t n = (size_t) pages * 4096 / 4 / record / (n_cpus > 0 ? n_cpus
+                                                                 : 1);
+
+    return n ? n : 1;
+}
+
 int
 kd_capture_source(const struct kd_options *options, unsigned int tgid,
                   const struct kd_layout *layout, const char *prefix,
                   bool upcalls, char **text, char **error)
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
-    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16];
+    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[16];
     bool start = options->start_trigger != NULL;
     bool stop = options->stop_trigger != NULL;
     bool events = options->syscall_events;
@@ -51,6 +64,8 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
     int err;
 
     snprintf(s_pages, sizeof s_pages, "%u", options->buffer_page_count);
+    snprintf(s_wakeup, sizeof s_wakeup, "%zu",
+             kd_capture_wakeup_events(options->buffer_page_count));
     snprintf(s_tgid, sizeof s_tgid, "%u", tgid);
     /* Without a poll syscall (e.g. arm64), -1 matches no number. */
     snprintf(s_poll, sizeof s_poll, "%d", poll >= 0 ? poll : -1);
@@ -92,6 +107,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "WITH_START_TRIGGER", start ? "1" : "0" },
         { "WITH_STOP_TRIGGER", stop ? "1" : "0" },
         { "BUFFER_PAGE_COUNT", s_pages },
+        { "RB_WAKEUP_EVENTS", s_wakeup },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);

@@ -85,6 +85,11 @@ struct kd_capture {
     size_t n_misses;
 };
 
+/* How many syscall events a CPU sends before it wakes the reader up, for
+ * a ring buffer of 'pages' pages: so many that wake-ups are rare, so few
+ * that what all CPUs leave pending fills at most a quarter of the buffer. */
+size_t kd_capture_wakeup_events(unsigned int pages);
+
 /* Builds the eBPF program's source for 'options' and target 'tgid' with
  * kernel layout 'layout', after 'prefix' (code the hooks need, or NULL).
  * Touches nothing in the kernel.  Returns 0 and the text in '*text', or a

@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -65,6 +66,17 @@ kd_now_ns(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The CPU time this process has used, user and system, in ns: what a
+ * report costs, whatever else the machine is busy with. */
+static uint64_t
+kd_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
@@ -159,6 +171,25 @@ kd_quiesce(void)
     struct timespec ts = { .tv_sec = 0, .tv_nsec = 2000000 };
 
     nanosleep(&ts, NULL);
+}
+
+/* Prints an "ERROR: ..." line: on standard output, as the reference does,
+ * or, in JSON mode, on standard error, so that standard output stays JSON
+ * Lines whatever happens. */
+static void kd_error(const char *format, ...) KD_PRINTF_FORMAT(1, 2);
+
+static void
+kd_error(const char *format, ...)
+{
+    FILE *stream = kd_json_mode ? stderr : stdout;
+    va_list args;
+
+    fflush(stdout);
+    fputs("ERROR: ", stream);
+    va_start(args, format);
+    vfprintf(stream, format, args);
+    va_end(args);
+    fflush(stream);
 }
 
 /* Prints a timestamp line ("# Start sampling @...") and flushes it, so
@@ -530,7 +561,7 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
     uint64_t lost[KD_N_FULL_MAPS];
     uint64_t lost_stacks = 0;
     char *error = NULL;
-    uint64_t start;
+    uint64_t start, cpu_start;
     int err;
 
     if (!ctx->skipped && !o->json) {
@@ -544,9 +575,10 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
         free(msg);
     }
     start = kd_now_ns();
+    cpu_start = kd_cpu_ns();
     err = kd_capture_collect(capture, &sample, lost, &error);
     if (err) {
-        printf("ERROR: %s\n", error);
+        kd_error("%s\n", error);
         free(error);
         kd_sample_clear(&sample);
         return err;
@@ -607,8 +639,9 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
         free(rows);
         if (o->debug) {
             fprintf(stderr, "kernel_delay: sample of %zu threads read and "
-                    "reported in %.3f ms\n", sample.n_threads,
-                    (kd_now_ns() - start) / 1e6);
+                    "reported in %.3f ms (%.3f ms of CPU)\n",
+                    sample.n_threads, (kd_now_ns() - start) / 1e6,
+                    (kd_cpu_ns() - cpu_start) / 1e6);
         }
     } else if (o->json) {
         kd_json_sample_head(&ds, ctx);
@@ -624,8 +657,8 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
     }
     err = kd_capture_clear_stacks(capture);
     if (err) {
-        printf("ERROR: Failed to clear the eBPF stack map: %s\n",
-               strerror(err));
+        kd_error("Failed to clear the eBPF stack map: %s\n",
+                 strerror(err));
     }
     return err;
 }
@@ -674,7 +707,7 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
     if (o->start_trigger) {
         err = kd_capture_set(capture, KD_CAPTURE_IDLE);
         if (err) {
-            printf("ERROR: Failed to arm the capture: %s\n", strerror(err));
+            kd_error("Failed to arm the capture: %s\n", strerror(err));
             return err;
         }
     }
@@ -694,8 +727,8 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
         if (!o->start_trigger) {
             err = kd_capture_set(capture, KD_CAPTURE_ON);
             if (err) {
-                printf("ERROR: Failed to start capturing: %s\n",
-                       strerror(err));
+                kd_error("Failed to start capturing: %s\n",
+                         strerror(err));
                 return err;
             }
             ctx.start_ns = kd_now_ns();
@@ -711,8 +744,8 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
                && (!deadline || kd_now_ns() < deadline)) {
             err = kd_wait_events(capture, w, deadline);
             if (err) {
-                printf("ERROR: Failed to read eBPF events: %s\n",
-                       strerror(err));
+                kd_error("Failed to read eBPF events: %s\n",
+                         strerror(err));
                 return err;
             }
             if (!started && ev->n_starts != n_starts) {
@@ -807,8 +840,8 @@ kd_run_samples(struct kd_capture *capture, const struct kd_options *o,
          * printed is a missed sample. */
         err = kd_capture_set(capture, KD_CAPTURE_IDLE);
         if (err) {
-            printf("ERROR: Failed to re-arm the capture: %s\n",
-                   strerror(err));
+            kd_error("Failed to re-arm the capture: %s\n",
+                     strerror(err));
             return err;
         }
         if (o->sample_interval > 0 && done < o->sample_count) {
@@ -854,7 +887,7 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
 
     err = kd_trigger_parse(text, trigger, &error);
     if (err) {
-        printf("ERROR: Invalid %s trigger %s\n", role, error);
+        kd_error("Invalid %s trigger %s\n", role, error);
         free(error);
         return EX_CONFIG;
     }
@@ -862,12 +895,12 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
     if (err == EINVAL) {
         char quoted[128];
 
-        printf("ERROR: Invalid %s trigger [%s]; %s\n", role,
-               kd_trigger_quote(text, quoted, sizeof quoted), error);
+        kd_error("Invalid %s trigger [%s]; %s\n", role,
+                 kd_trigger_quote(text, quoted, sizeof quoted), error);
         free(error);
         return EX_CONFIG;
     } else if (err) {
-        printf("ERROR: %s\n", error);
+        kd_error("%s\n", error);
         free(error);
         return EX_OSERR;
     }
@@ -892,21 +925,22 @@ kd_run(struct kd_options *options)
     memset(&stop_trigger, 0, sizeof stop_trigger);
     memset(&start_hook, 0, sizeof start_hook);
     memset(&stop_hook, 0, sizeof stop_hook);
+    kd_json_mode = options->json;
 
     /* The target, as the reference finds it. */
     if (!options->pid) {
         err = kd_target_find_vswitchd(NULL, &options->pid);
         if (err == EEXIST) {
-            printf("ERROR: Multiple ovs-vswitchd daemons running, use the "
-                   "-p option!\n");
+            kd_error("Multiple ovs-vswitchd daemons running, use the "
+                     "-p option!\n");
             return EX_NOINPUT;
         } else if (err) {
-            printf("ERROR: Failed to find ovs-vswitchd's PID!\n");
+            kd_error("Failed to find ovs-vswitchd's PID!\n");
             return EX_UNAVAILABLE;
         }
     }
     if (kd_target_resolve(NULL, options->pid, &tgid)) {
-        printf("ERROR: No process with PID %u!\n", options->pid);
+        kd_error("No process with PID %u!\n", options->pid);
         return EX_UNAVAILABLE;
     }
     if (tgid != options->pid) {
@@ -919,8 +953,8 @@ kd_run(struct kd_options *options)
         int n = kd_hook_list_usdt(tgid, &list);
 
         if (n < 0) {
-            printf("ERROR: Can't read the USDT probes of process %u!\n",
-                   tgid);
+            kd_error("Can't read the USDT probes of process %u!\n",
+                     tgid);
             return EX_NOINPUT;
         }
         if (n) {
@@ -933,10 +967,9 @@ kd_run(struct kd_options *options)
     }
 
     if (geteuid() != 0) {
-        printf("ERROR: We need to run as root to attached probes!\n");
+        kd_error("We need to run as root to attached probes!\n");
         return EX_NOPERM;
     }
-    kd_json_mode = options->json;
     kd_thread_filter_init(&filter, options->thread_regex, options->tids,
                           options->n_tids);
 
@@ -961,7 +994,7 @@ kd_run(struct kd_options *options)
 
     err = kd_host_check_headers(&error);
     if (err) {
-        printf("ERROR: %s\n", error);
+        kd_error("%s\n", error);
         status = EX_OSFILE;
         goto cleanup;
     }
@@ -970,7 +1003,7 @@ kd_run(struct kd_options *options)
                           options->start_trigger ? &start_hook : NULL,
                           options->stop_trigger ? &stop_hook : NULL, &error);
     if (err) {
-        printf("ERROR: %s\n", error);
+        kd_error("%s\n", error);
         status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
         goto cleanup;
     }

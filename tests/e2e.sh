@@ -33,11 +33,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # with the run-queue clock read a little earlier in __schedule(); measured
 # here, that moves 2 to 3.5 us per timeslice from READY to RUN.  So allow
 # SCHED_BASE_NS plus SCHED_SLICE_NS per timeslice, but never more than the
-# larger of SCHED_MAX_PCT percent and SCHED_MAX_FLOOR_NS.
+# larger of SCHED_MAX_PCT percent and SCHED_MAX_FLOOR_NS.  Under emulation
+# (the kernel lane) that code runs about a hundred times slower: the lane
+# sets E2E_SCHED_SLICE_NS and E2E_SCHED_MAX_FLOOR_NS accordingly.
 SCHED_BASE_NS=$MS
-SCHED_SLICE_NS=5000
+SCHED_SLICE_NS=${E2E_SCHED_SLICE_NS:-5000}
 SCHED_MAX_PCT=2
-SCHED_MAX_FLOOR_NS=$((2 * MS))
+SCHED_MAX_FLOOR_NS=${E2E_SCHED_MAX_FLOOR_NS:-$((2 * MS))}
 
 # Scenarios to run, in this order (a subset can be given in the environment,
 # e.g. E2E_SCENARIOS="contend stopped" when debugging).  "autodetect" stops
@@ -285,7 +287,11 @@ scenario_trigger_trace() {
 scenario_trigger_first_sample() {
     local tag pid tid i run counts
 
-    coproc CYCLER { exec "$HERE/cycler" -n 25 -p 100; }
+    # A 0.1 ms sleep per cycle (longer where E2E_TIME_SCALE says the
+    # machine is slow): attaching the decoys still takes several cycles.
+    coproc CYCLER {
+        exec "$HERE/cycler" -n 25 -p $((100 * ${E2E_TIME_SCALE:-1}));
+    }
     track_pid "$CYCLER_PID"
     read -r pid tid <&"${CYCLER[0]}"
     read -r _ <&"${CYCLER[0]}"

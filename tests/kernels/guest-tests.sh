@@ -19,8 +19,14 @@ cd "$(dirname "$0")/../.." || exit 1
 export E2E_SCENARIOS=${LANE_E2E_SCENARIOS:-syscalls contend stopped exited \
 trigger_usdt trigger_first_sample}
 
-# Emulation (TCG) runs jobs several times slower than the host.
+# Emulation (TCG) runs jobs several times slower than the host, and the
+# scheduler's code between schedstat's clock reads and the sched_switch
+# tracepoint (which moves time between RUN and READY at every switch, 2 to
+# 3.5 us on the host) about a hundred times slower: up to 400 us a switch
+# (measured: 2.3 ms over 7 switches on 6.1-rt).
 export E2E_TIME_SCALE=${E2E_TIME_SCALE:-5}
+export E2E_SCHED_SLICE_NS=${E2E_SCHED_SLICE_NS:-400000}
+export E2E_SCHED_MAX_FLOOR_NS=${E2E_SCHED_MAX_FLOOR_NS:-5000000}
 
 # Warnings and worse (stack traces included) on the console, as they come.
 dmesg -n 5
