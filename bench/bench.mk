@@ -7,8 +7,10 @@
 # and writes it to bench/results.txt.  The comment at the top of
 # bench/run.sh says what each figure means and how it is measured.
 #
-#   make bench                    everything (four to seven minutes:
-#                                 figure 4 may add rounds)
+#   make bench                    everything (about six to eleven
+#                                 minutes: figure 3 runs each tool with
+#                                 and without stacks; figure 4 may add
+#                                 rounds)
 #   make bench BENCH_ARGS=--quick fewer repetitions (see bench/run.sh -h)
 
 BENCH_HELPERS = bench/build/runcmd bench/build/threads bench/build/spin \

@@ -5,7 +5,9 @@
 #
 # Usage: bench/run.sh [-q|--quick] [--ref-5000-timeout S] [--only LIST]
 #   --quick               3 runs instead of 5 for ours, 1 for the reference,
-#                         and no 5,000-thread run of the reference.
+#                         no 5,000-thread run of the reference, 2 syscall
+#                         event runs of each tool instead of 3 and 80 cost
+#                         rounds instead of 150.
 #   --ref-5000-timeout S  time limit of the reference's 5,000-thread run
 #                         (default 30; 0 skips it).
 #   --only LIST           only these figures, e.g. "1,4" (5 comes with 2);
@@ -24,9 +26,10 @@
 # it is noted, not a failure.  A reference that overruns its time limit
 # is a figure ("timeout >X s"), not a failure.
 #
-# Both tools always get the same target process, the same options and
-# --skip-upcall-stats (the reference dies without it where there are no
-# kprobes).  The reference runs as "/usr/bin/python3 kernel_delay.py".
+# Both tools always get the same target process, the same options (but
+# ours' --max-threads at 10,000 threads, see 2.) and --skip-upcall-stats
+# (the reference dies without it where there are no kprobes).  The
+# reference runs as "/usr/bin/python3 kernel_delay.py".
 # Each tool runs under bench/build/runcmd, which notes CLOCK_REALTIME just
 # before fork() ("launch") and when the process has exited ("exit", seen
 # through a pidfd), and its peak RSS (wait4()'s ru_maxrss).  The times of
@@ -46,43 +49,68 @@
 #      reporting and tearing down (detaching, unloading, interpreter exit).
 #    Target: ours at most 1/3 of the reference's launch to sampling.
 #
-# 2. Report time, against bench/build/threads N (N threads, each making 3
-#    getppid() and a write() then sleeping 50 ms, for ever, so that every
-#    thread is in every sample), for N = 100, 1,000 and 5,000, with
-#    --sample-time 0.5:
+# 2. Report time, against bench/build/threads N SLEEP (N threads, each
+#    making 3 getppid() and a write() then sleeping SLEEP ms, for ever), for
+#    N = 100, 1,000, 5,000 and 10,000.  SLEEP is 50 ms x max(1, N/1,000),
+#    so that the target makes about 20,000 wake-ups/s at every size from
+#    1,000 threads up (2,000 at 100): with 50 ms at every size, 5,000
+#    threads made 100,000 wake-ups/s and 10,000 made 200,000, which
+#    saturated this 2-core machine, and the wall-clock report time then
+#    measured the machine (10,000 threads: 4 to 95 s of wall time for
+#    0.23 to 0.28 s of CPU).  --sample-time is max(0.5, 1.2 x SLEEP) s, so
+#    that every thread runs in every sample: 0.5 s up to 5,000 threads,
+#    0.6 s at 10,000.  Both tools get the same target and options; ours
+#    also gets --max-threads 16384 at 10,000 (its default, 8,192, is too
+#    small there; the smaller sizes keep the default, so that their
+#    figures stay comparable with earlier runs).
 #    - ours, "-D line": what ours says with -D 32 on standard error,
-#      "kernel_delay: sample of N threads read and reported in X ms": from
-#      the "# Sample dump" line to the report written (reading the maps,
-#      grouping, formatting, writing); the target applies to it;
+#      "kernel_delay: sample of N threads read and reported in X ms (Y ms
+#      of CPU)": X is the wall time from the "# Sample dump" line to the
+#      report written (reading the maps, grouping, formatting, writing),
+#      Y the CPU time (user + system) the process spent on it, which the
+#      rest of the machine does not change;
 #    - both, "dump to exit": from the "# Sample dump" timestamp to process
 #      exit, which adds the tear-down (see 1.) to the report;
-#    - per thread: the -D line over N; growth from 1,000 to 5,000 threads
-#      is x5 if linear, x25 if quadratic.
+#    - per thread: X and Y over N, in microseconds; the growth of the CPU
+#      time per thread from 1,000 threads to 5,000 and to 10,000 is x1.0
+#      when the cost is linear (x5 and x10 if quadratic).
 #    Ours: 5 runs per N after a warm-up.  The reference: 3 runs at 100
 #    threads, 1 at 1,000 (time limit 240 s), 1 at 5,000 with a time limit
 #    of 30 s from launch (its report is quadratic: it would take about 25
-#    times its 1,000-thread time); "timeout >X s" means it was still
-#    reporting X s after its "# Sample dump" line and was interrupted.
-#    The table also gives how many threads each report showed.
-#    Targets: 1,000 threads < 50 ms, 5,000 threads < 250 ms.
+#    times its 1,000-thread time), none at 10,000 (it has no
+#    --max-threads, and its 5,000-thread run already times out): "not
+#    run"; "timeout >X s" means it was still reporting X s after its "#
+#    Sample dump" line and was interrupted.  The table also gives how many
+#    threads each report showed.
+#    Targets: wall time (X) at 1,000 threads < 50 ms and at 5,000 < 250
+#    ms; CPU time per thread (Y / N) at 5,000 and at 10,000 threads at
+#    most 1.2 times the 1,000-thread figure.
 #
-# 3. Syscall events (-s 0 --stack-trace-size 0 --sample-time 1.5), against
-#    bench/build/spin -t 0.5: one thread, pinned to CPU 1, that calls
-#    getppid() as fast as it can for 0.5 s once sampling has started (the
-#    tool, pinned to CPU 0, has printed "# Start sampling"; the reference
-#    runs with python3 -u here so that the line is seen in time, which
-#    changes nothing in its event loop).  Figures: the spinner's rate
-#    while traced (calls/s, its own count and clock), the events the tool
-#    printed in "# SYSCALL EVENTS" and the events it says it dropped ("Not
-#    all events were captured, N were dropped"), and events consumed per
-#    second = events printed / 0.5 s burst.  The ring buffer (1024 pages,
-#    4 MiB) absorbs about 87,000 events; the burst is about 30 times that,
-#    so this is a sustained rate.  A burst rather than an endless spinner:
-#    against an endless one the reference never ends its sample (its
-#    ring_buffer_poll() never returns while events keep coming) and grows
-#    without bound.  Ours: 3 runs, the reference 2, when ours supports -s;
-#    otherwise "not supported yet".  Target: no event dropped and every
-#    call reported (events >= calls).
+# 3. Syscall events (-s 0 --sample-time 1.5), against bench/build/spin -t
+#    0.5: one thread, pinned to CPU 1, that calls getppid() as fast as it
+#    can for 0.5 s once sampling has started (the tool, pinned to CPU 0,
+#    has printed "# Start sampling"; the reference runs with python3 -u
+#    here so that the line is seen in time, which changes nothing in its
+#    event loop).  Two variants, each its own block of the table: without
+#    stacks (--stack-trace-size 0) and with them (the default
+#    --stack-trace-size, so that each event also walks the kernel and user
+#    stacks).  Figures: the spinner's rate while traced (calls/s, its own
+#    count and clock: how much the tracer slows the traced process), the
+#    events the tool printed in "# SYSCALL EVENTS" and the events it says
+#    it dropped ("Not all events were captured, N were dropped"), and
+#    events consumed per second = events printed / 0.5 s burst.  The ring
+#    buffer (1024 pages, 4 MiB) absorbs about 87,000 events; the burst is
+#    about 30 times that, so this is a sustained rate.  A burst rather
+#    than an endless spinner: against an endless one the reference never
+#    ends its sample (its ring_buffer_poll() never returns while events
+#    keep coming) and grows without bound.  3 runs of each tool per
+#    variant (2 with --quick), interleaved (ours, the reference, ours,
+#    ...) so that a slow spell of the machine falls on both; medians over
+#    each tool's runs.  When ours does not support -s, its figures read
+#    "not supported yet".  Targets, for each variant: the spinner's rate
+#    under ours at least its rate under the reference (ratio >= 1.00), and
+#    no event dropped by ours with every call reported (events >= calls),
+#    in every run.
 #
 # 4. Added cost per syscall, measured by bench/build/abcost (see its
 #    comment), pinned to CPU 1: it times 10,000 syscall(SYS_getppid) in its
@@ -156,8 +184,9 @@ RUNS=5              # runs of ours, and of the reference where it is quick
 REF_RUNS_100=3      # reference, 100 threads
 REF_TIMEOUT_1000=240
 REF_TIMEOUT_5000=30
-EV_RUNS_OURS=3
-EV_RUNS_REF=2
+EV_RUNS=3           # 3.: runs of each tool per variant, interleaved
+REP_BIG=5000        # 2.: ours gets --max-threads REP_MAX_THREADS above this
+REP_MAX_THREADS=16384
 COST_ROUNDS=150     # 4.: rounds over all the variants, each shuffled
 COST_CALLS=10000    # 4.: calls per measurement
 COST_PAGES=500      # 4.: page faults per measurement
@@ -167,14 +196,14 @@ SPIN_CPU=1
 ONLY=,1,2,3,4,5,
 
 usage() {
-    sed -n '2,17{s/^# \{0,1\}//;p}' "$0"
+    sed -n '2,/progress goes to standard error/{s/^# \{0,1\}//;p}' "$0"
 }
 
 while [ $# -gt 0 ]; do
     case $1 in
     -q|--quick)
         RUNS=3; REF_RUNS_100=1; REF_TIMEOUT_5000=0
-        EV_RUNS_OURS=2; EV_RUNS_REF=1; COST_ROUNDS=80
+        EV_RUNS=2; COST_ROUNDS=80
         ;;
     --only)
         [ $# -ge 2 ] && [[ $2 =~ ^[1-5](,[1-5])*$ ]] || { usage >&2; exit 2; }
@@ -572,48 +601,76 @@ fi
 # ---------------------------------------------------------------------------
 # 2. Report time, 5. peak memory.
 
-# Ours' -D line about the report, in src/main.c, as a sed pattern.
+# Ours' -D line about the report, in src/main.c, as a sed pattern: the
+# threads in the sample, the wall time and the CPU time (ms).
 D_LINE='^kernel_delay: sample of \([0-9]*\) threads read and reported'
-D_LINE+=' in \([0-9.]*\) ms$'
+D_LINE+=' in \([0-9.]*\) ms (\([0-9.]*\) ms of CPU)$'
 
 # Threads shown in a report: the lines "   TID bw-NNNNN ...".
 report_threads() {
     grep -c -E '^ +[0-9]+ bw-[0-9]+ ' "$1" 2>/dev/null
 }
 
+# rep_sleep_ms N: the sleep of the target's threads between their bursts,
+# 50 ms x max(1, N/1000), so that the target makes about 20,000 wake-ups/s
+# from 1,000 threads up rather than saturating the machine.
+rep_sleep_ms() { echo $((50 * ($1 > 1000 ? $1 / 1000 : 1))); }
+
+# rep_sample_s SLEEP_MS: the sample time (s), max(0.5, 1.2 x SLEEP_MS), so
+# that every thread runs in every sample.
+rep_sample_s() {
+    awk -v s="$1" 'BEGIN { t = 1.2 * s / 1000
+                           printf "%g", (t > 0.5 ? t : 0.5) }'
+}
+
 REPORT_SIZES=""
-{ want 2 || want 5; } && REPORT_SIZES="100 1000 5000"
+if want 2; then
+    REPORT_SIZES="100 1000 5000 10000"
+elif want 5; then
+    REPORT_SIZES=1000
+fi
 for n in $REPORT_SIZES; do
+    sleep_ms=$(rep_sleep_ms "$n")
+    sample=$(rep_sample_s "$sleep_ms")
+    # Ours' maps hold 8,192 threads by default.
+    big=()
+    [ "$n" -gt "$REP_BIG" ] && big=(--max-threads "$REP_MAX_THREADS")
     quiet "report time, $n threads"
-    log "2. report time: starting $n threads"
-    if ! start_target threads-$n "$B/threads" "$n"; then
+    log "2. report time: starting $n threads (sleeping $sleep_ms ms)"
+    if ! start_target threads-$n "$B/threads" "$n" "$sleep_ms"; then
         continue
     fi
     tp=$TARGET_PID
     sleep 0.2
+    raw "report $n threads: the target's threads sleep $sleep_ms ms," \
+        "--sample-time $sample${big[*]:+, ours with ${big[*]}}"
 
     # Ours: a warm-up, then $RUNS runs with -D 32.
-    run rep-ours-$n-warm 120 "${OURS[@]}" -D 32 -p "$tp" --sample-time 0.5 \
-        --skip-upcall-stats
-    d_line=() d_exit=() d_rss=() d_shown=()
+    run rep-ours-$n-warm 120 "${OURS[@]}" "${big[@]}" -D 32 -p "$tp" \
+        --sample-time "$sample" --skip-upcall-stats
+    d_line=() d_cpu=() d_exit=() d_rss=() d_shown=()
     for i in $(seq "$RUNS"); do
         log "2. report time: $n threads, ours run $i/$RUNS"
         name=rep-ours-$n-$i
-        if run "$name" 120 "${OURS[@]}" -D 32 -p "$tp" --sample-time 0.5 \
-                --skip-upcall-stats && [ "$R_STATUS" = 0 ] \
+        if run "$name" 120 "${OURS[@]}" "${big[@]}" -D 32 -p "$tp" \
+                --sample-time "$sample" --skip-upcall-stats \
+                && [ "$R_STATUS" = 0 ] \
                 && dump=$(ts_line "$WORK/$name.out" "Sample dump"); then
-            line=$(sed -n "s/$D_LINE/\\1 \\2/p" "$WORK/$name.err" | tail -1)
+            line=$(sed -n "s/$D_LINE/\\1 \\2 \\3/p" "$WORK/$name.err" |
+                   tail -1)
             if [ -z "$line" ]; then
                 fail "report time: ours printed no -D timing line" \
                      "($n threads)"
                 continue
             fi
-            d_line+=("${line#* }")
+            read -r l_n l_wall l_cpu <<<"$line"
+            d_line+=("$l_wall")
+            d_cpu+=("$l_cpu")
             d_exit+=("$(calc "($R_EXIT - $dump) * 1000")")
             d_rss+=("$R_RSS_KB")
             d_shown+=("$(report_threads "$WORK/$name.out")")
-            raw "report ours $n threads run $i: -D line ${line#* } ms" \
-                "(sample of ${line%% *} threads), dump-to-exit" \
+            raw "report ours $n threads run $i: -D line $l_wall ms," \
+                "$l_cpu ms of CPU (sample of $l_n threads), dump-to-exit" \
                 "${d_exit[-1]} ms, threads shown ${d_shown[-1]}," \
                 "max RSS $R_RSS_KB kB"
         else
@@ -622,18 +679,22 @@ for n in $REPORT_SIZES; do
         fi
     done
     V[rep_o_line_$n]=$(median "${d_line[@]}")
+    V[rep_o_cpu_$n]=$(median "${d_cpu[@]}")
     V[rep_o_exit_$n]=$(median "${d_exit[@]}")
     V[rep_o_shown_$n]=$(median "${d_shown[@]}")
     V[rep_o_rss_$n]=$(median "${d_rss[@]}")
     if isnum "${V[rep_o_line_$n]}"; then
         V[rep_o_per_$n]=$(calc "${V[rep_o_line_$n]} * 1000 / $n")
+        V[rep_o_cpu_per_$n]=$(calc "${V[rep_o_cpu_$n]} * 1000 / $n")
     fi
 
-    # The reference.
+    # The reference: not at 10,000 threads (it has no --max-threads, and
+    # its 5,000-thread run already times out).
     case $n in
     100) ref_runs=$REF_RUNS_100; ref_to=120 ;;
     1000) ref_runs=1; ref_to=$REF_TIMEOUT_1000 ;;
     5000) ref_runs=1; ref_to=$REF_TIMEOUT_5000 ;;
+    *) ref_runs=0; ref_to=0 ;;
     esac
     if [ "$ref_to" = 0 ]; then
         V[rep_r_exit_$n]="not run"
@@ -645,7 +706,7 @@ for n in $REPORT_SIZES; do
             "(time limit $ref_to s)"
         name=rep-ref-$n-$i
         if ! run "$name" "$ref_to" "${REFCMD[@]}" -p "$tp" \
-                --sample-time 0.5 --skip-upcall-stats; then
+                --sample-time "$sample" --skip-upcall-stats; then
             fail "report time: the reference, $n threads: no result"
             continue
         fi
@@ -708,17 +769,18 @@ spin_stop() {
     fi
 }
 
-# The warning of both tools about dropped events, as a sed pattern.
-DROP_LINE='.*Not all events were captured, \([0-9]*\) were dropped.*'
+# The warning of both tools about dropped events, as an awk pattern.
+DROP_LINE='Not all events were captured, [0-9]+ were dropped'
 
-# One events run: TOOL (ours|ref) NAME CMD...; fills E_CALLS, E_RATE,
-# E_EVENTS, E_DROPPED.
+# events_run NAME CMD...: one events run of CMD (a tool and the variant's
+# options) with -s 0; fills E_CALLS, E_RATE, E_EVENTS, E_DROPPED.  The
+# output, hundreds of MB with stacks, is removed once counted.
 events_run() {
     local name=$1 start
     shift
     E_CALLS='' E_RATE='' E_EVENTS='' E_DROPPED=''
     start_bg "$name" 300 "${PIN[@]}" "$@" -p "$SPIN_PID" -s 0 \
-        --stack-trace-size 0 --sample-time 1.5 --skip-upcall-stats
+        --sample-time 1.5 --skip-upcall-stats
     local bg=$BG_PID
     if ! wait_line "$WORK/$name.out" '^# Start sampling' 60 "$bg"; then
         kill -TERM "$bg" 2>/dev/null
@@ -734,16 +796,19 @@ events_run() {
     [ "$R_STATUS" = 0 ] || return 1
     E_CALLS=${SPIN_REPLY% *}
     E_RATE=$(calc "$E_CALLS / ${SPIN_REPLY#* }")
-    E_EVENTS=$(awk '/^# SYSCALL EVENTS:/ { on = 1; next }
-                    /^#/ { on = 0 }
-                    on && /^ +[0-9]+ +[0-9]+ +[0-9]+ / { n++ }
-                    END { print n + 0 }' "$WORK/$name.out")
-    E_DROPPED=$(sed -n "s/$DROP_LINE/\\1/p" "$WORK/$name.out" | tail -1)
-    E_DROPPED=${E_DROPPED:-0}
+    # One pass over the output: the event lines of "# SYSCALL EVENTS"
+    # (not their stack frames), and the last warning about dropped events.
+    read -r E_EVENTS E_DROPPED < <(awk -v drop="$DROP_LINE" '
+        /^# SYSCALL EVENTS:/ { on = 1; next }
+        /^#/ { on = 0 }
+        on && /^ +[0-9]+ +[0-9]+ +[0-9]+ / { n++ }
+        $0 ~ drop { d = $0; sub(/.*captured, /, "", d); d = d + 0 }
+        END { print n + 0, d + 0 }' "$WORK/$name.out")
+    rm -f "$WORK/$name.out"
 }
 
 EV_SUPPORTED=0
-want 3 && quiet "syscall events" && spin_start -t "$BURST"
+want 3 && spin_start -t "$BURST"
 if [ -n "$IDLE_PID" ] && want 3; then
     log "3. syscall events: does ours support -s?"
     run ev-probe 60 "${OURS[@]}" -p "$IDLE_PID" -s 0 --stack-trace-size 0 \
@@ -757,49 +822,81 @@ if [ -n "$IDLE_PID" ] && want 3; then
     fi
 fi
 
-ev_measure() {
-    local who=$1 runs=$2
-    shift 2
-    local calls=() rates=() evs=() drops=() i
-    for i in $(seq "$runs"); do
-        log "3. syscall events: $who run $i/$runs"
-        if events_run ev-$who-$i "$@"; then
-            calls+=("$E_CALLS"); rates+=("$E_RATE")
-            evs+=("$E_EVENTS"); drops+=("$E_DROPPED")
-            raw "events $who run $i: spinner $E_CALLS calls at $E_RATE/s," \
-                "events printed $E_EVENTS, dropped $E_DROPPED"
-        else
-            if [ "$who" = ours ]; then
-                note "ours -s run $i could not be measured (status" \
-                     "${R_STATUS:-?})"
-            else
-                fail "syscall events: the reference, run $i (status" \
-                     "${R_STATUS:-?})"
-            fi
-        fi
-    done
-    if [ ${#evs[@]} -gt 0 ]; then
-        V[ev_${who}_calls]=$(median "${calls[@]}")
-        V[ev_${who}_rate]=$(median "${rates[@]}")
-        V[ev_${who}_events]=$(median "${evs[@]}")
-        V[ev_${who}_dropped]=$(median "${drops[@]}")
-        V[ev_${who}_consumed]=$(calc "${V[ev_${who}_events]} / $BURST")
-        # Worst run, for the target.
-        V[ev_${who}_maxdrop]=$(printf '%s\n' "${drops[@]}" | sort -g |
-                                tail -1)
-        V[ev_${who}_short]=$(paste -d' ' <(printf '%s\n' "${evs[@]}") \
-            <(printf '%s\n' "${calls[@]}") |
-            awk '$1 < $2 { n++ } END { print n + 0 }')
+# ev_sample KEY LABEL WHO I CMD...: events run I of WHO (ours or ref) in
+# variant KEY (LABEL names it), CMD with the variant's options; its
+# figures appended to the lists evl_WHO_* of ev_measure.
+ev_sample() {
+    local key=$1 label=$2 who=$3 i=$4
+    shift 4
+    local -n calls=evl_${who}_calls rates=evl_${who}_rates \
+        evs=evl_${who}_evs drops=evl_${who}_drops
+    log "3. syscall events, $label: $who run $i/$EV_RUNS"
+    if events_run "$key-$who-$i" "$@"; then
+        calls+=("$E_CALLS"); rates+=("$E_RATE")
+        evs+=("$E_EVENTS"); drops+=("$E_DROPPED")
+        raw "events, $label, $who run $i: spinner $E_CALLS calls at" \
+            "$E_RATE/s, events printed $E_EVENTS, dropped $E_DROPPED"
+    elif [ "$who" = ours ]; then
+        note "ours -s, $label, run $i could not be measured (status" \
+             "${R_STATUS:-?})"
+    else
+        fail "syscall events, $label: the reference, run $i (status" \
+             "${R_STATUS:-?})"
     fi
 }
 
-if [ "$EV_SUPPORTED" = 1 ] && want 3; then
-    ev_measure ours "$EV_RUNS_OURS" "${OURS[@]}"
-else
-    V[ev_ours_events]="not supported yet"
-fi
+# ev_figures KEY WHO: the medians of WHO's runs (the lists evl_WHO_* of
+# ev_measure) into V[KEY_WHO_*], and its worst run for the target.
+ev_figures() {
+    local p=$1_$2
+    # shellcheck disable=SC2178  # namerefs to the lists of ev_measure
+    local -n calls=evl_$2_calls rates=evl_$2_rates evs=evl_$2_evs \
+        drops=evl_$2_drops
+    [ ${#evs[@]} -gt 0 ] || return 0
+    V[${p}_calls]=$(median "${calls[@]}")
+    V[${p}_rate]=$(median "${rates[@]}")
+    V[${p}_events]=$(median "${evs[@]}")
+    V[${p}_dropped]=$(median "${drops[@]}")
+    V[${p}_consumed]=$(calc "${V[${p}_events]} / $BURST")
+    # Worst run, for the target: most events dropped, and how many runs
+    # printed fewer events than calls.
+    V[${p}_maxdrop]=$(printf '%s\n' "${drops[@]}" | sort -g | tail -1)
+    V[${p}_short]=$(paste -d' ' <(printf '%s\n' "${evs[@]}") \
+        <(printf '%s\n' "${calls[@]}") |
+        awk '$1 < $2 { n++ } END { print n + 0 }')
+}
+
+# ev_measure KEY LABEL OPTION...: one variant of figure 3, the tools'
+# options OPTION... beside -s 0: EV_RUNS runs of each tool, interleaved
+# (ours, the reference, ours, ...), so that the machine's slow spells
+# fall on both alike; figures in V[KEY_ours_*] and V[KEY_ref_*].
+ev_measure() {
+    local key=$1 label=$2 i
+    shift 2
+    # shellcheck disable=SC2034  # filled by ev_sample, read by ev_figures
+    local -a evl_ours_calls=() evl_ours_rates=() evl_ours_evs=() \
+        evl_ours_drops=() evl_ref_calls=() evl_ref_rates=() \
+        evl_ref_evs=() evl_ref_drops=()
+    quiet "syscall events, $label"
+    for i in $(seq "$EV_RUNS"); do
+        if [ "$EV_SUPPORTED" = 1 ]; then
+            ev_sample "$key" "$label" ours "$i" "${OURS[@]}" "$@"
+        fi
+        ev_sample "$key" "$label" ref "$i" "${REFCMD_U[@]}" "$@"
+    done
+    if [ "$EV_SUPPORTED" = 1 ]; then
+        ev_figures "$key" ours
+    else
+        V[${key}_ours_events]="not supported yet"
+    fi
+    ev_figures "$key" ref
+}
+
+# The two variants: without stacks, and with the default
+# --stack-trace-size.
 if [ -n "$SPIN_PID" ]; then
-    ev_measure ref "$EV_RUNS_REF" "${REFCMD_U[@]}"
+    ev_measure ev "stacks off" --stack-trace-size 0
+    ev_measure evs "stacks on"
 fi
 spin_stop
 
@@ -1028,65 +1125,96 @@ table_1() {
         "$(ratio "$(v su_o_tail)" "$(v su_r_tail)")"
 }
 
+# rep_rows N: the rows of figure 2 for N threads.
+rep_rows() {
+    local n=$1 what target="" verd=""
+    what="$(commas "$n") threads"
+    case $n in
+    1000)
+        target="< 50 ms"
+        verd=$(verdict 'a < 50' "$(v "rep_o_line_$n")")
+        ;;
+    5000)
+        target="< 250 ms"
+        verd=$(verdict 'a < 250' "$(v "rep_o_line_$n")")
+        ;;
+    esac
+    row "  $what: read + report (-D line)" \
+        "$(fmt 2 1 "$(v "rep_o_line_$n")")" "n/a" "" "$target" "$verd"
+    row "  $what: its CPU time (-D line)" \
+        "$(fmt 2 1 "$(v "rep_o_cpu_$n")")" "n/a"
+    row "  $what: '# Sample dump' to exit" \
+        "$(fmt 2 1 "$(v "rep_o_exit_$n")")" \
+        "$(fmt 1 1 "$(v "rep_r_exit_$n")")" \
+        "$(ratio "$(v "rep_o_exit_$n")" "$(v "rep_r_exit_$n")")"
+    row "  $what: threads in the report" \
+        "$(fmt 0 1 "$(v "rep_o_shown_$n")")" \
+        "$(fmt 0 1 "$(v "rep_r_shown_$n")")"
+}
+
 table_2() {
-    local n target verd
+    local n
     echo
-    echo "2. Report time, N threads, --sample-time 0.5 (ms; reference:" \
-         "$REF_RUNS_100 run(s) at 100, 1 at 1,000 and 5,000)"
-    for n in 100 1000 5000; do
-        target="" verd=""
-        case $n in
-        1000)
-            target="< 50 ms"
-            verd=$(verdict 'a < 50' "$(v rep_o_line_$n)")
-            ;;
-        5000)
-            target="< 250 ms"
-            verd=$(verdict 'a < 250' "$(v rep_o_line_$n)")
-            ;;
-        esac
-        row "  $(commas $n) threads: read + report (-D line)" \
-            "$(fmt 2 1 "$(v rep_o_line_$n)")" "n/a" "" "$target" "$verd"
-        row "  $(commas $n) threads: '# Sample dump' to exit" \
-            "$(fmt 2 1 "$(v rep_o_exit_$n)")" \
-            "$(fmt 1 1 "$(v rep_r_exit_$n)")" \
-            "$(ratio "$(v rep_o_exit_$n)" "$(v rep_r_exit_$n)")"
-        row "  $(commas $n) threads: threads in the report" \
-            "$(fmt 0 1 "$(v rep_o_shown_$n)")" \
-            "$(fmt 0 1 "$(v rep_r_shown_$n)")"
+    echo "2. Report time, N threads each sleeping 50 ms x max(1, N/1,000)" \
+         "between bursts, --sample-time max(0.5, 1.2 x that) s (ms;" \
+         "reference: $REF_RUNS_100 run(s) at 100, 1 at 1,000 and 5,000," \
+         "none at 10,000; ours at 10,000 with --max-threads" \
+         "$REP_MAX_THREADS)"
+    for n in 100 1000 5000 10000; do
+        rep_rows "$n"
     done
-    for n in 100 1000 5000; do
+    for n in 100 1000 5000 10000; do
         row "  read + report per thread, $(commas $n) (us)" \
-            "$(fmt 2 1 "$(v rep_o_per_$n)")"
+            "$(fmt 2 1 "$(v "rep_o_per_$n")")"
     done
-    row "  growth 1,000 -> 5,000 threads (x5: linear)" \
-        "x$(ratio "$(v rep_o_line_5000)" "$(v rep_o_line_1000)")"
+    for n in 100 1000 5000 10000; do
+        row "  CPU time per thread, $(commas $n) (us)" \
+            "$(fmt 2 1 "$(v "rep_o_cpu_per_$n")")"
+    done
+    for n in 5000 10000; do
+        row "  CPU/thread, $(commas $n) / 1,000 (x1.0: linear)" \
+            "x$(ratio "$(v "rep_o_cpu_per_$n")" "$(v rep_o_cpu_per_1000)")" \
+            "" "" "<= x1.2" \
+            "$(verdict 'a <= 1.2 * b' "$(v "rep_o_cpu_per_$n")" \
+               "$(v rep_o_cpu_per_1000)")"
+    done
+}
+
+# ev_rows KEY: the rows of one variant of figure 3 (figures V[KEY_*]).
+ev_rows() {
+    local k=$1 o=ours na=""
+    [ "$EV_SUPPORTED" = 1 ] || { o=none; na="not supported yet"; }
+    row "    spinner rate while traced (calls/s)" \
+        "${na:-$(commas "$(v "${k}_${o}_rate")")}" \
+        "$(commas "$(v "${k}_ref_rate")")" \
+        "$(ratio "$(v "${k}_${o}_rate")" "$(v "${k}_ref_rate")")" \
+        ">= 1.00 x ref" "$(verdict 'a >= b' "$(v "${k}_${o}_rate")" \
+                           "$(v "${k}_ref_rate")")"
+    row "    calls made in the burst" \
+        "${na:-$(commas "$(v "${k}_${o}_calls")")}" \
+        "$(commas "$(v "${k}_ref_calls")")"
+    row "    events printed" "${na:-$(commas "$(v "${k}_${o}_events")")}" \
+        "$(commas "$(v "${k}_ref_events")")" \
+        "$(ratio "$(v "${k}_${o}_events")" "$(v "${k}_ref_events")")"
+    row "    events dropped (warning)" \
+        "${na:-$(commas "$(v "${k}_${o}_dropped")")}" \
+        "$(commas "$(v "${k}_ref_dropped")")" "" "none, all calls" \
+        "$(verdict 'a == 0 && b == 0' "$(v "${k}_${o}_maxdrop")" \
+           "$(v "${k}_${o}_short")")"
+    row "    events consumed/s (printed / burst)" \
+        "${na:-$(commas "$(v "${k}_${o}_consumed")")}" \
+        "$(commas "$(v "${k}_ref_consumed")")" \
+        "$(ratio "$(v "${k}_${o}_consumed")" "$(v "${k}_ref_consumed")")"
 }
 
 table_3() {
-    local o=ours na=""
-    [ "$EV_SUPPORTED" = 1 ] || { o=none; na="not supported yet"; }
     echo
-    echo "3. Syscall events, -s 0 --stack-trace-size 0, a ${BURST} s" \
-         "getppid() burst (ours: $EV_RUNS_OURS runs, reference:" \
-         "$EV_RUNS_REF)"
-    row "  spinner rate while traced (calls/s)" \
-        "${na:-$(commas "$(v ev_${o}_rate)")}" "$(commas "$(v ev_ref_rate)")" \
-        "$(ratio "$(v ev_${o}_rate)" "$(v ev_ref_rate)")"
-    row "  calls made in the burst" "${na:-$(commas "$(v ev_${o}_calls)")}" \
-        "$(commas "$(v ev_ref_calls)")"
-    row "  events printed" "${na:-$(commas "$(v ev_${o}_events)")}" \
-        "$(commas "$(v ev_ref_events)")" \
-        "$(ratio "$(v ev_${o}_events)" "$(v ev_ref_events)")"
-    row "  events dropped (warning)" \
-        "${na:-$(commas "$(v ev_${o}_dropped)")}" \
-        "$(commas "$(v ev_ref_dropped)")" "" "none, all calls" \
-        "$(verdict 'a == 0 && b == 0' "$(v ev_${o}_maxdrop)" \
-           "$(v ev_${o}_short)")"
-    row "  events consumed per second (printed / burst)" \
-        "${na:-$(commas "$(v ev_${o}_consumed)")}" \
-        "$(commas "$(v ev_ref_consumed)")" \
-        "$(ratio "$(v ev_${o}_consumed)" "$(v ev_ref_consumed)")"
+    echo "3. Syscall events, -s 0, a ${BURST} s getppid() burst" \
+         "(medians of $EV_RUNS runs of each tool per variant, interleaved)"
+    row "  without stacks (--stack-trace-size 0):"
+    ev_rows ev
+    row "  with stacks (default --stack-trace-size):"
+    ev_rows evs
 }
 
 # cost_rows INDENT PREFIX [VERDICTS]: the rows of figure 4 for the values
