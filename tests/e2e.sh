@@ -1051,6 +1051,28 @@ scenario_json() {
     grep -q 'ModuleID' "$KD_ERR" \
         && pass "${tag}_debug: libbcc's IR on stderr" \
         || fail "${tag}_debug: libbcc's IR on stderr"
+
+    # Errors: in JSON mode, on standard error, never in the JSON Lines.
+    json_error ${tag}_no_pid 69 "No process with PID" -p 999999999
+    json_error ${tag}_bad_trigger 78 "Invalid start trigger" \
+        -p "${WL_PID[main]}" --start-trigger u:no_such:probe
+}
+
+# json_error TAG STATUS TEXT ARGS...: kernel_delay --json ARGS fails with
+# exit STATUS and "ERROR: TEXT..." on standard error, nothing on standard
+# output.
+json_error() {
+    local tag=$1 status=$2 text=$3
+
+    shift 3
+    kd_start "$tag" --json "$@"
+    wait_exit "$KD_PID" 60
+    check_eq "$tag: exit status" "$status" "$WAIT_RC"
+    check_eq "$tag: nothing on stdout" 0 "$(wc -c <"$KD_OUT")"
+    grep -q "^ERROR: $text" "$KD_ERR" \
+        && pass "$tag: the error on stderr" \
+        || fail "$tag: the error on stderr" "ERROR: $text..." \
+                "$(head -c 200 "$KD_ERR")"
 }
 
 # Any thread name stays valid JSON.
