@@ -1456,6 +1456,10 @@ run_with_retry() {
             done <"$log"
             note "$fn: kernel_delay saw fewer timeslices than schedstat" \
                  "counted (a lost sched_switch event); running it again"
+            # Whether the kernel said it skipped our programs then.
+            note "$fn: recursion misses reported:" \
+                 "$(grep -c "skipped kernel_delay's eBPF programs" \
+                    "$KD_OUT")"
             E2E_PASSED=$passed
             E2E_FAILED=$failed
             E2E_ERRORS=("${errors[@]}")

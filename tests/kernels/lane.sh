@@ -38,6 +38,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LANE_SECTIONS=${LANE_SECTIONS:-kprobe headers ovs unload reference}
 REFERENCE=${KD_REFERENCE:-$HERE/../../shared/reference/kernel_delay.py}
 CYCLER=$HERE/cycler
+WORKLOAD=$HERE/workload
 KD=$(realpath -e "$HERE/../kernel_delay")
 TABLE=()
 
@@ -383,12 +384,79 @@ section_unload() {
 # ---------------------------------------------------------------------------
 # The reference, side by side, where its compile-time headers match.
 
+# time_side TOOL WHO ARGS...: a time-mode sample (TOOL ARGS) of the
+# workload around one job of exactly 1,000 getppid() and 5 sleeps of 10 ms
+# in handler1, whose schedstat is read around the job; sets SIDE[WHO.*] to
+# what the tool reported and SIDE[truth.*] to the truth.
+declare -A SIDE=()
+time_side() {
+    local tool=$1 who=$2 tid=${WL_TID[main:handler1]} s0 s1 deadline
+    local r0 w0 r1 w1
+
+    shift 2
+    tool_start "$tool" "time_$who" "$@" -p "${WL_PID[main]}" \
+        --sample-time 8 --skip-upcall-stats
+    deadline=$(($(now_ns) + 600000 * MS))
+    until grep -q '^# Start sampling' "$KD_OUT"; do
+        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+            wait_exit "$KD_PID" 5
+            fail "time_$who: starts sampling"
+            show_output
+            return 1
+        fi
+        nap 0.1
+    done
+    s0=$(schedstat "${WL_PID[main]}" "$tid")
+    wl_cmd main "syscalls 1000 5" || fail "time_$who: the job"
+    s1=$(schedstat "${WL_PID[main]}" "$tid")
+    grep -q '^# Stop sampling' "$KD_OUT" \
+        && fail "time_$who: the job ended inside the sample"
+    wait_exit "$KD_PID" 120
+    check_eq "time_$who: exit status" 0 "$WAIT_RC"
+    kd_parse "$KD_OUT"
+    read -r r0 w0 _ <<<"$s0"
+    read -r r1 w1 _ <<<"$s1"
+    SIDE[$who.truth_run]=$(((r1 - r0) / 1000))
+    SIDE[$who.truth_ready]=$(((w1 - w0) / 1000))
+    SIDE[$who.getppid]=$(r "$tid.sys.getppid.count")
+    SIDE[$who.sleeps]=$(r "$tid.sys.clock_nanosleep.count")
+    SIDE[$who.run]=$(us "$(r "$tid.run.total")")
+    SIDE[$who.ready]=$(us "$(r "$tid.ready.total")")
+}
+
+# us NS: NS in microseconds, or "none".
+us() {
+    if is_uint "$1"; then
+        printf '%s' $(($1 / 1000))
+    else
+        printf 'none'
+    fi
+}
+
 section_reference() {
     local tag got
 
     if [[ ! -r $REFERENCE ]]; then
         fail "reference: no $REFERENCE"
         return
+    fi
+    if wl_start main kd-workload; then
+        time_side "$KD" ours
+        time_side /usr/bin/python3 ref -u "$REFERENCE"
+        table "getppid() in a time-mode sample's job" 1000 \
+              "${SIDE[ours.getppid]:-none}" "${SIDE[ref.getppid]:-none}"
+        table "10 ms sleeps in that job" 5 \
+              "${SIDE[ours.sleeps]:-none}" "${SIDE[ref.sleeps]:-none}"
+        # Each run has its own job, and so its own truth (schedstat).
+        table "its THREAD RUN total (us), ours' run" \
+              "${SIDE[ours.truth_run]:-?}" "${SIDE[ours.run]:-none}" "-"
+        table "its THREAD RUN total (us), the reference's" \
+              "${SIDE[ref.truth_run]:-?}" "-" "${SIDE[ref.run]:-none}"
+        table "its THREAD READY total (us), ours' run" \
+              "${SIDE[ours.truth_ready]:-?}" "${SIDE[ours.ready]:-none}" "-"
+        table "its THREAD READY total (us), the reference's" \
+              "${SIDE[ref.truth_ready]:-?}" "-" "${SIDE[ref.ready]:-none}"
+        wl_stop main
     fi
     tag=reference_kprobe
     cycler_start 25 2000
