@@ -1053,7 +1053,11 @@ scenario_json() {
         || fail "${tag}_debug: libbcc's IR on stderr"
 
     # Errors: in JSON mode, on standard error, never in the JSON Lines.
-    json_error ${tag}_no_pid 69 "No process with PID" -p 999999999
+    local gone
+    true &
+    gone=$!
+    wait "$gone"
+    json_error ${tag}_no_pid 69 "No process with PID" -p "$gone"
     json_error ${tag}_bad_trigger 78 "Invalid start trigger" \
         -p "${WL_PID[main]}" --start-trigger u:no_such:probe
 }
