@@ -235,12 +235,14 @@ wl_threads() {
     done
 }
 
-# schedstat PID TID: "RUN_NS WAIT_NS SLICES" from the kernel's schedstat.
+# schedstat PID TID: "RUN_NS WAIT_NS SLICES NOW_NS" from the kernel's
+# schedstat, and when it was read (CLOCK_REALTIME, for a sanity check: a
+# thread cannot run and wait longer than the time between two reads).
 schedstat() {
     local run wait slices
 
     read -r run wait slices <"/proc/$1/task/$2/schedstat"
-    printf '%s %s %s' "$run" "$wait" "$slices"
+    printf '%s %s %s %s' "$run" "$wait" "$slices" "$(now_ns)"
 }
 
 # ---------------------------------------------------------------------------

@@ -373,9 +373,21 @@ section_unload() {
     wait_exit "$KD_PID" 300
     check_eq "$tag: exit status" 0 "$WAIT_RC"
     check_eq "$tag: samples" 3 "$(grep -c '^# Sample dump' "$KD_OUT")"
-    check_eq "$tag: the warning, in the samples after the unload" 2 \
-             "$(grep -c '^# WARNING: Kernel module openvswitch was unloaded' \
-                "$KD_OUT")"
+    # The module goes during sample 2 or, on a slow guest, 3: the warning
+    # is in each sample from the one that saw it on, never in the first
+    # (reported before the unload began).
+    kd_split_samples "$KD_OUT"
+    check_eq "$tag: no warning in the sample before the unload" 0 \
+             "$(grep -c 'Kernel module openvswitch was unloaded' \
+                "$KD_OUT.1")"
+    check_eq "$tag: the warning in the last sample" 1 \
+             "$(grep -c 'Kernel module openvswitch was unloaded' \
+                "$KD_OUT.3")"
+    if grep -q 'Kernel module openvswitch was unloaded' "$KD_OUT.2"; then
+        pass "$tag: sample 2 saw the unload, and so does sample 3"
+    else
+        note "$tag: the unload ended after sample 2"
+    fi
     check_eq "$tag: the cycler's thread run statistics in every sample" 3 \
              "$(grep -c 'THREAD RUN STATISTICS' "$KD_OUT")"
     cycler_stop
