@@ -15,6 +15,11 @@ E2E_FAILED=0
 # All times are in ns unless a name says otherwise.
 readonly MS=1000000
 
+# How much longer every wait may last before it counts as a hang: the
+# kernel lane's emulated guests (E2E_TIME_SCALE) compile and attach
+# several times slower.  Scales time limits only, never a measurement.
+readonly WAIT_SCALE=${E2E_TIME_SCALE:-1}
+
 # ---------------------------------------------------------------------------
 # Results.
 
@@ -123,7 +128,7 @@ now_ns() {
 # wait_exit PID TIMEOUT_S: waits for a child to exit; WAIT_RC is its exit
 # status, or "timeout" (the process is then killed).
 wait_exit() {
-    local pid=$1 deadline=$(($(now_ns) + $2 * 1000 * MS))
+    local pid=$1 deadline=$(($(now_ns) + $2 * WAIT_SCALE * 1000 * MS))
 
     while kill -0 "$pid" 2>/dev/null; do
         if (($(now_ns) > deadline)); then
@@ -151,7 +156,7 @@ WL_REPLY_LINE=
 # waits until it is ready.  WL_TID[ID:THREAD] is the TID of each worker.
 wl_start() {
     local id=$1 name=$2 dir=$WORKDIR/wl-$1
-    local deadline=$(($(now_ns) + 10000 * MS))
+    local deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
     local tid thread fd
 
     mkdir -p "$dir"
@@ -182,7 +187,7 @@ wl_start() {
 # WL_REPLY_LINE.  Fails unless the reply starts with "done".
 wl_cmd() {
     local id=$1 cmd=$2 timeout=${3:-30} part
-    local deadline=$(($(now_ns) + timeout * 1000 * MS))
+    local deadline=$(($(now_ns) + timeout * WAIT_SCALE * 1000 * MS))
 
     WL_REPLY_LINE=
     printf '%s\n' "$cmd" >&"${WL_CTL[$id]}"
@@ -294,7 +299,7 @@ tool_start() {
 
 # kd_wait_started TIMEOUT_S: waits for "# Start sampling" on its stdout.
 kd_wait_started() {
-    local deadline=$(($(now_ns) + $1 * 1000 * MS))
+    local deadline=$(($(now_ns) + $1 * WAIT_SCALE * 1000 * MS))
 
     until grep -q '^# Start sampling' "$KD_OUT"; do
         if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
@@ -318,7 +323,7 @@ kd_begin() {
     shift 2
     KD_SAMPLE=$sample
     kd_start "$tag" --sample-time "$sample" "$@"
-    if ! kd_wait_started $((30 * ${E2E_TIME_SCALE:-1})); then
+    if ! kd_wait_started 30; then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay starts sampling (exit $WAIT_RC, stderr:\
  $(head -c 400 "$KD_ERR" | tr '\n' ' '))"
@@ -357,7 +362,7 @@ kd_end() {
 # counts keeps other BPF users of the machine out of the picture.
 # Program release is asynchronous, so give it up to 3 s.
 check_bpf_released() {
-    local deadline=$(($(now_ns) + 3000 * MS)) id now held left
+    local deadline=$(($(now_ns) + 3000 * WAIT_SCALE * MS)) id now held left
 
     while :; do
         now=" $(bpf_prog_ids | xargs) "

@@ -138,7 +138,7 @@ trap 'E2E_INTERRUPTED=TERM' TERM
 # programs), then a little more, as each is attached right after it is
 # loaded.
 kd_wait_attached() {
-    local want=${1:-12} deadline=$(($(now_ns) + 30000 * MS)) ids
+    local want=${1:-12} deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS)) ids
 
     while :; do
         ids=$(pid_prog_ids "$KD_PID")
@@ -764,7 +764,7 @@ scenario_map_full() {
 
 # wait_for_line FILE REGEX TIMEOUT_S: waits until FILE has a matching line.
 wait_for_line() {
-    local deadline=$(($(now_ns) + $3 * 1000 * MS))
+    local deadline=$(($(now_ns) + $3 * WAIT_SCALE * 1000 * MS))
 
     until grep -qE "$2" "$1" 2>/dev/null; do
         (($(now_ns) > deadline)) && return 1
@@ -1755,7 +1755,7 @@ scenario_stopped() {
     t_stop=$(now_ns)
     kill -STOP "$pid"
     # Wait until every thread is in state T, so each is stopped >= 200 ms.
-    deadline=$(($(now_ns) + 2000 * MS))
+    deadline=$(($(now_ns) + 2000 * WAIT_SCALE * MS))
     while :; do
         all_stopped=1
         for tid in $tids; do
