@@ -60,24 +60,20 @@ kd_on_signal(int signo)
     kd_signalled = signo;
 }
 
+/* Clock 'clock' in ns. */
 static uint64_t
-kd_now_ns(void)
+kd_clock_ns(clockid_t clock)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* The CPU time this process has used, user and system, in ns: what a
- * report costs, whatever else the machine is busy with. */
 static uint64_t
-kd_cpu_ns(void)
+kd_now_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+    return kd_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* What the waits wait for besides time: the signals, and the target's
@@ -575,7 +571,7 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
         free(msg);
     }
     start = kd_now_ns();
-    cpu_start = kd_cpu_ns();
+    cpu_start = kd_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     err = kd_capture_collect(capture, &sample, lost, &error);
     if (err) {
         kd_error("%s\n", error);
@@ -641,7 +637,7 @@ kd_dump_sample(const struct kd_report_ctx *ctx)
             fprintf(stderr, "kernel_delay: sample of %zu threads read and "
                     "reported in %.3f ms (%.3f ms of CPU)\n",
                     sample.n_threads, (kd_now_ns() - start) / 1e6,
-                    (kd_cpu_ns() - cpu_start) / 1e6);
+                    (kd_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / 1e6);
         }
     } else if (o->json) {
         kd_json_sample_head(&ds, ctx);
