@@ -25,21 +25,24 @@ PKGS = libbcc libbpf libelf
 OPTFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Werror
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPTFLAGS) $(WARNFLAGS) -DKD_VERSION='"$(VERSION)"' \
-	-Isrc -Ibuild $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	-Isrc -Ibpf_templates -Ibuild $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(CFLAGS)
 LDLIBS_ALL = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
 	echo -lbcc -lbpf -lelf) -lm $(LDLIBS)
 
 # Modules that never touch the kernel: unit-tested directly.
 CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
-	src/sample.c src/report.c src/target.c src/trigger.c src/json.c
+	src/sample.c src/report.c src/target.c src/trigger.c src/json.c \
+	src/render_text.c src/render_json.c src/output.c
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
-	src/capture.c src/host.c src/hook.c src/events.c src/symbols.c
+	src/capture.c src/host.c src/hook.c src/events.c src/symbols.c \
+	src/snapshot.c src/waiter.c src/sampler.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
 UNIT_TESTS = tests/test_units
+RENDER_TESTS = tests/test_render
 KERNEL_TESTS = tests/test_kernel
 
 .PHONY: all check check-kernels unit e2e demo install uninstall clean deps \
@@ -55,11 +58,11 @@ build/syscall_table.h: tools/gen-syscall-table.sh | build
 
 build/syscalls.o: build/syscall_table.h
 
-build/%.o: src/%.c $(wildcard src/*.h) | build
+build/%.o: src/%.c $(wildcard src/*.h) bpf_templates/kd_abi.h | build
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 build/template_data.o: src/template_data.S bpf_templates/kernel_delay.bpf.c \
-		| build
+		bpf_templates/kd_abi.h | build
 	$(CC) -c $< -o $@
 
 kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
@@ -68,6 +71,10 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 # Tests.
 $(UNIT_TESTS): tests/test_units.c tests/check.h $(CORE_OBJS) $(KERNEL_OBJS)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
+
+# The reports, pure: only the kernel-free objects.
+$(RENDER_TESTS): tests/test_render.c tests/check.h $(CORE_OBJS)
+	$(CC) $(CFLAGS_ALL) -Itests $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lm
 
 # The template through the kernel: compiled, verified and run (as root).
 $(KERNEL_TESTS): tests/test_kernel.c tests/check.h $(CORE_OBJS) \
@@ -88,8 +95,9 @@ deps:
 prepare-host:
 	tools/prepare-host.sh
 
-unit: $(UNIT_TESTS)
+unit: $(UNIT_TESTS) $(RENDER_TESTS)
 	$(UNIT_TESTS)
+	$(RENDER_TESTS)
 
 e2e: kernel_delay tests/workload tests/cycler
 	tests/e2e.sh ./kernel_delay
@@ -98,8 +106,8 @@ e2e: kernel_delay tests/workload tests/cycler
 check:
 	tools/install-deps.sh build test
 	tools/prepare-host.sh
-	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload tests/cycler \
-		fuzz-build
+	$(MAKE) all $(UNIT_TESTS) $(RENDER_TESTS) $(KERNEL_TESTS) \
+		tests/workload tests/cycler fuzz-build
 	tools/run-tests.sh
 
 # The kernel lane: the tests that matter per kernel, in guests booted on
@@ -137,5 +145,6 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 clean:
-	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload \
+	rm -rf build kernel_delay $(UNIT_TESTS) $(RENDER_TESTS) $(KERNEL_TESTS) \
+		tests/workload \
 		tests/cycler

@@ -22,6 +22,10 @@
  */
 @INCLUDES@
 
+/* The interface with user space: bpf_templates/kd_abi.h. */
+#define KD_ABI_EBPF 1
+@ABI@
+
 #define KD_TGID             @TGID@
 #define KD_OFF_TASK_PID     @OFF_TASK_PID@
 #define KD_OFF_TASK_TGID    @OFF_TASK_TGID@
@@ -40,115 +44,8 @@
 #define KD_TASK_STOPPED     0x0004
 #define KD_IRQ_NONE         0
 
-/* Values of capture_on[0].  The map starts UNARMED, so that no start
- * trigger can start a sample while the other probes (the stop trigger's
- * above all) are still being attached.  Once every probe is attached, user
- * space arms a sample (IDLE), starts it (ON) unless a start trigger does,
- * and marks it STOPPED while it reports, so that no trigger starts a
- * sample before the maps are empty again. */
-#define KD_CAPTURE_UNARMED  0
-#define KD_CAPTURE_ON       1
-#define KD_CAPTURE_IDLE     2
-#define KD_CAPTURE_STOPPED  0xffff
-
-/* Indexes into counters. */
-enum kd_counter {
-    KD_COUNTER_EVENTS_DROPPED,  /* Ring buffer full. */
-    KD_COUNTER_TRIGGERS_MISSED, /* Start trigger while reporting. */
-    KD_N_COUNTERS
-};
-
-/* Events sent to user space through the ring buffer. */
-enum kd_event_id {
-    KD_EVENT_SYSCALL,
-    KD_EVENT_START_TRIGGER,
-    KD_EVENT_STOP_TRIGGER,
-};
-
-/* Indexes into map_full, one per map that can fill up. */
-enum kd_map_id {
-    KD_MAP_TSTATE,
-    KD_MAP_TSTATS,
-    KD_MAP_SYSCALLS,
-    KD_MAP_HARDIRQS,
-    KD_MAP_SOFTIRQS,
-    KD_MAP_NAMES,
-    KD_MAP_HISTS,
-    KD_N_MAPS
-};
-
-/* What a histogram entry is of: a syscall number, or one of these. */
-#define KD_HIST_READY       0x10000
-#define KD_HIST_RUN         0x10001
-
-/* Per thread: start times of the intervals in progress. */
-struct kd_tstate {
-    u64 syscall_ts;
-    u64 poll_ts;
-    u64 run_ts;
-    u64 ready_ts;
-    u64 stop_ts;
-    u64 hardirq_ts;
-    u64 softirq_ts;
-    u32 softirq_vec;
-    u32 pad;
-    char hardirq_name[32];
-};
-
-struct kd_stat {
-    u64 count;
-    u64 total_ns;
-    u64 max_ns;
-    u64 min_ns;
-};
-
-/* Per thread: the statistics that have one entry per thread. */
-struct kd_tstats {
-    struct kd_stat poll;
-    struct kd_stat run;
-    struct kd_stat ready;
-    struct kd_stat stop;
-};
-
-struct kd_syscall_key {
-    u32 tid;
-    u32 nr;
-};
-
-struct kd_hardirq_key {
-    u32 tid;
-    char name[32];
-};
-
-struct kd_softirq_key {
-    u32 tid;
-    u32 vec;
-};
-
-struct kd_name {
-    char comm[16];
-};
-
-struct kd_hist_key {
-    u32 tid;
-    u32 what;           /* Syscall number, KD_HIST_READY or KD_HIST_RUN. */
-    u32 slot;           /* bpf_log2l() of the value: 0, or 1 + log2. */
-    u32 pad;
-};
-
-struct kd_event {
-    u64 ts;             /* Syscalls: the exit time. */
-    u32 tid;
-    u32 id;             /* enum kd_event_id. */
-    u64 entry_ts;       /* Syscalls: the entry time. */
-    u32 syscall;
-    s32 user_stack_id;  /* Negative: no stack (error or disabled). */
-    s32 kernel_stack_id;
-    u32 pad;
-};
-
 BPF_ARRAY(capture_on, u64, 1);
-BPF_PERCPU_ARRAY(map_full, u64, KD_N_MAPS);
+BPF_PERCPU_ARRAY(map_full, u64, KD_N_FULL_MAPS);
 BPF_PERCPU_ARRAY(counters, u64, KD_N_COUNTERS);
 BPF_HASH(tstate, u32, struct kd_tstate, KD_MAX_THREADS);
 BPF_HASH(tstats, u32, struct kd_tstats, KD_MAX_THREADS);

@@ -23,17 +23,59 @@
 #include "template.h"
 #include "util.h"
 
-static const char *const kd_full_map_names[] = {
-#define KD_MAP_FULL(ID, NAME) NAME,
-    KD_FULL_MAPS
-#undef KD_MAP_FULL
+/* The maps a sample is read from, KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE,
+ * HIST_ONLY): map NAME has keys of type KEY and values of ENTRY's member
+ * VALUE; it is read, and emptied, into the sample's array NAME of ENTRY
+ * and its count n_NAME; HIST_ONLY when only --histogram creates it. */
+#define KD_SAMPLE_MAPS(KD_SAMPLE_MAP)                                   \
+    KD_SAMPLE_MAP(syscalls, struct kd_syscall_key,                      \
+                  struct kd_syscall_entry, stat, false)                 \
+    KD_SAMPLE_MAP(tstats, uint32_t, struct kd_tstats_entry, stats, false) \
+    KD_SAMPLE_MAP(hardirqs, struct kd_hardirq_key,                      \
+                  struct kd_hardirq_entry, stat, false)                 \
+    KD_SAMPLE_MAP(softirqs, struct kd_softirq_key,                      \
+                  struct kd_softirq_entry, stat, false)                 \
+    KD_SAMPLE_MAP(names, uint32_t, struct kd_name_entry, name, false)   \
+    KD_SAMPLE_MAP(hists, struct kd_hist_key, struct kd_hist_entry,     \
+                  count, true)
+
+struct kd_sample_map {
+    const char *name;
+    struct kd_map_layout layout;
+    size_t array;               /* Offset of the array in the sample. */
+    size_t count;               /* Offset of its count. */
+    bool hist_only;
 };
 
-const char *
-kd_capture_map_name(enum kd_full_map map)
-{
-    return map < KD_N_FULL_MAPS ? kd_full_map_names[map] : "?";
-}
+static const struct kd_sample_map kd_sample_maps[] = {
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, HIST_ONLY)              \
+    {                                                                   \
+        .name = #NAME,                                                  \
+        .layout = {                                                     \
+            .key_size = sizeof(KEY),                                    \
+            .value_size = sizeof(((ENTRY *) 0)->VALUE),                 \
+            .value_offset = offsetof(ENTRY, VALUE),                     \
+            .entry_size = sizeof(ENTRY),                                \
+        },                                                              \
+        .array = offsetof(struct kd_sample, NAME),                      \
+        .count = offsetof(struct kd_sample, n_##NAME),                  \
+        .hist_only = HIST_ONLY,                                         \
+    },
+    KD_SAMPLE_MAPS(KD_SAMPLE_MAP)
+#undef KD_SAMPLE_MAP
+};
+
+/* The other maps user space reads or writes: arrays of u32 keys, and the
+ * per-thread state it empties after each sample. */
+static const struct {
+    const char *name;
+    size_t value_size;
+} kd_other_maps[] = {
+    { "capture_on", sizeof(uint64_t) },
+    { "map_full", sizeof(uint64_t) },
+    { "counters", sizeof(uint64_t) },
+    { "tstate", sizeof(struct kd_tstate) },
+};
 
 size_t
 kd_capture_wakeup_events(unsigned int pages)
@@ -55,10 +97,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
     char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[16];
-    bool start = options->start_trigger != NULL;
-    bool stop = options->stop_trigger != NULL;
-    bool events = options->syscall_events;
-    bool stacks = events && options->stack_trace_size > 0;
+    struct kd_needs needs = kd_options_needs(options);
     int poll = kd_syscall_nr("poll");
     char *body;
     int err;
@@ -82,6 +121,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
 
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
+        { "ABI", kd_bpf_abi },
         { "TGID", s_tgid },
         { "OFF_TASK_PID", layout->task_pid },
         { "OFF_TASK_TGID", layout->task_tgid },
@@ -94,18 +134,18 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "MAX_THREADS", s_threads },
         { "MAX_SYSCALL_ENTRIES", s_syscalls },
         { "MAX_IRQ_ENTRIES", s_irqs },
-        { "WITH_EVENTS", start || stop || events ? "1" : "0" },
-        { "WITH_SYSCALL_EVENTS", events ? "1" : "0" },
-        { "WITH_STACKS", stacks ? "1" : "0" },
+        { "WITH_EVENTS", needs.ring_buffer ? "1" : "0" },
+        { "WITH_SYSCALL_EVENTS", needs.syscall_events ? "1" : "0" },
+        { "WITH_STACKS", needs.stacks ? "1" : "0" },
         { "STACK_TRACE_SIZE", s_stacks },
         { "SYSCALL_EVENTS_MIN_NS", s_min_ns },
         { "SKIP_POLL_EVENTS",
           options->skip_syscall_poll_events ? "1" : "0" },
         { "WITH_UPCALL_STATS", upcalls ? "1" : "0" },
-        { "WITH_HISTOGRAMS", options->histogram ? "1" : "0" },
+        { "WITH_HISTOGRAMS", needs.histograms ? "1" : "0" },
         { "MAX_HIST_ENTRIES", s_hists },
-        { "WITH_START_TRIGGER", start ? "1" : "0" },
-        { "WITH_STOP_TRIGGER", stop ? "1" : "0" },
+        { "WITH_START_TRIGGER", needs.start_trigger ? "1" : "0" },
+        { "WITH_STOP_TRIGGER", needs.stop_trigger ? "1" : "0" },
         { "BUFFER_PAGE_COUNT", s_pages },
         { "RB_WAKEUP_EVENTS", s_wakeup },
     };
@@ -148,6 +188,28 @@ kd_capture_check_map(struct kd_capture *c, const char *name,
     return 0;
 }
 
+/* Checks every map user space reads against kd_abi.h's sizes. */
+static int
+kd_capture_check_maps(struct kd_capture *c, char **error)
+{
+    int err = 0;
+
+    for (size_t i = 0; !err && i < KD_ARRAY_SIZE(kd_sample_maps); i++) {
+        const struct kd_sample_map *m = &kd_sample_maps[i];
+
+        if (!m->hist_only || c->needs.histograms) {
+            err = kd_capture_check_map(c, m->name, m->layout.key_size,
+                                       m->layout.value_size, error);
+        }
+    }
+    for (size_t i = 0; !err && i < KD_ARRAY_SIZE(kd_other_maps); i++) {
+        err = kd_capture_check_map(c, kd_other_maps[i].name,
+                                   sizeof(uint32_t),
+                                   kd_other_maps[i].value_size, error);
+    }
+    return err;
+}
+
 /* Compiles 'text'.  libbcc writes what -D asks for (the LLVM IR, ...) to
  * standard output: in JSON mode, where standard output carries only JSON
  * Lines, it goes to standard error instead. */
@@ -174,28 +236,40 @@ kd_capture_compile(struct kd_capture *c, const char *text,
     return err;
 }
 
-int
-kd_capture_open(struct kd_capture *c, const struct kd_options *options,
-                unsigned int tgid, struct kd_hook *start_hook,
-                struct kd_hook *stop_hook, char **error)
+/* Decides whether to count upcalls: they need a kretprobe on the
+ * openvswitch module's ovs_dp_upcall(); without it, says so once. */
+static void
+kd_capture_want_upcalls(struct kd_capture *c,
+                        const struct kd_options *options)
 {
-    struct kd_hook *hooks[2] = { start_hook, stop_hook };
+    char *why = NULL;
+
+    if (options->skip_upcall_stats) {
+        return;
+    }
+    c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall",
+                                                 &c->upcall_module, &why);
+    if (!c->with_upcalls) {
+        fprintf(stderr, "kernel_delay: note: no upcall statistics: %s "
+                "(--skip-upcall-stats hides this note)\n", why);
+        free(why);
+    }
+}
+
+/* Builds the program's text for this kernel, the options and the hooks'
+ * code into '*text'.  Returns 0 or a positive errno with '*error'. */
+static int
+kd_capture_build(struct kd_capture *c, const struct kd_options *options,
+                 struct kd_hook *hooks[2], char **text, char **error)
+{
     struct kd_ds prefix = KD_DS_EMPTY_INITIALIZER;
     struct kd_layout layout;
-    struct timespec start;
-    char *text = NULL;
     int err;
-
-    memset(c, 0, sizeof *c);
-    c->prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
-    c->tgid = tgid;
-    c->capture_fd = c->map_full_fd = c->counters_fd = -1;
-    *error = NULL;
 
     err = kd_layout_init(&layout, getenv("KERNEL_DELAY_NO_BTF") != NULL,
                          error);
     if (err) {
-        goto cleanup;
+        return err;
     }
     if (options->debug) {
         fprintf(stderr, "kernel_delay: kernel layout from %s: "
@@ -207,8 +281,7 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
                 layout.task_state, layout.task_state_size,
                 layout.irqaction_name, layout.syscall_nr, layout.regs_rc);
     }
-
-    for (size_t i = 0; i < KD_ARRAY_SIZE(hooks); i++) {
+    for (size_t i = 0; i < 2; i++) {
         char *code = hooks[i] ? kd_hook_code(hooks[i]) : NULL;
 
         if (code) {
@@ -216,34 +289,66 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
             free(code);
         }
     }
-    /* Upcall statistics need a kretprobe on the openvswitch module's
-     * ovs_dp_upcall(); without it, say so once and carry on. */
-    if (!options->skip_upcall_stats) {
-        char *why = NULL;
+    kd_capture_want_upcalls(c, options);
+    err = kd_capture_source(options, c->tgid, &layout,
+                            prefix.length ? kd_ds_cstr(&prefix) : NULL,
+                            c->with_upcalls, text, error);
+    kd_ds_destroy(&prefix);
+    /* An error here means the template and this program disagree: a bug
+     * of ours. */
+    return err ? EPROTO : 0;
+}
 
-        c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall",
-                                                     &c->upcall_module,
-                                                     &why);
-        if (!c->with_upcalls) {
-            fprintf(stderr, "kernel_delay: note: no upcall statistics: %s "
-                    "(--skip-upcall-stats hides this note)\n", why);
-            free(why);
+/* Attaches the program's functions: the raw tracepoints, the triggers'
+ * 'hooks' and the upcall kretprobe.  Returns 0 or a positive errno. */
+static int
+kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
+                  struct kd_hook *hooks[2], char **error)
+{
+    struct timespec start;
+    int err;
+
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
+                                            error);
+    for (size_t i = 0; !err && i < 2; i++) {
+        if (hooks[i]) {
+            err = kd_hook_attach(hooks[i], &c->prog, options->debug, error);
         }
     }
-    c->with_stacks = options->syscall_events
-                     && options->stack_trace_size > 0;
-    c->stack_trace_size = options->stack_trace_size;
-    c->with_histograms = options->histogram;
+    if (!err && c->with_upcalls) {
+        err = kd_program_attach_kprobe(&c->prog, "kd_upcall_return", true,
+                                       "ovs_dp_upcall", options->debug,
+                                       error);
+    }
+    if (!err && options->debug) {
+        fprintf(stderr, "kernel_delay: loaded and attached %zu functions "
+                "in %.3f s\n", c->prog.n_links, kd_elapsed(&start));
+    }
+    return err;
+}
 
-    err = kd_capture_source(options, tgid, &layout,
-                            prefix.length ? kd_ds_cstr(&prefix) : NULL,
-                            c->with_upcalls, &text, error);
+int
+kd_capture_open(struct kd_capture *c, const struct kd_options *options,
+                unsigned int tgid, struct kd_hook *start_hook,
+                struct kd_hook *stop_hook, char **error)
+{
+    struct kd_hook *hooks[2] = { start_hook, stop_hook };
+    struct timespec start;
+    char *text = NULL;
+    int err;
+
+    memset(c, 0, sizeof *c);
+    c->prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
+    c->tgid = tgid;
+    c->capture_fd = c->map_full_fd = c->counters_fd = -1;
+    c->needs = kd_options_needs(options);
+    *error = NULL;
+
+    err = kd_capture_build(c, options, hooks, &text, error);
     if (err) {
-        /* The template and this program disagree: a bug of ours. */
-        err = EPROTO;
         goto cleanup;
     }
-
     clock_gettime(CLOCK_MONOTONIC, &start);
     err = kd_capture_compile(c, text, options, error);
     if (err) {
@@ -255,63 +360,19 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
                 kd_bcc_shim_answered() ? "eBPF helper probe"
                                        : "libbcc, /proc/kallsyms");
     }
-
-    static const struct {
-        const char *name;
-        size_t key_size;
-        size_t value_size;
-    } maps[] = {
-        { "tstats", sizeof(uint32_t), sizeof(struct kd_tstats) },
-        { "syscalls", sizeof(struct kd_syscall_key),
-          sizeof(struct kd_stat) },
-        { "hardirqs", sizeof(struct kd_hardirq_key),
-          sizeof(struct kd_stat) },
-        { "softirqs", sizeof(struct kd_softirq_key),
-          sizeof(struct kd_stat) },
-        { "names", sizeof(uint32_t), sizeof(struct kd_name) },
-        { "capture_on", sizeof(uint32_t), sizeof(uint64_t) },
-        { "map_full", sizeof(uint32_t), sizeof(uint64_t) },
-        { "counters", sizeof(uint32_t), sizeof(uint64_t) },
-    };
-    for (size_t i = 0; i < KD_ARRAY_SIZE(maps); i++) {
-        err = kd_capture_check_map(c, maps[i].name, maps[i].key_size,
-                                   maps[i].value_size, error);
-        if (err) {
-            goto cleanup;
-        }
+    err = kd_capture_check_maps(c, error);
+    if (err) {
+        goto cleanup;
     }
     c->capture_fd = kd_program_map_fd(&c->prog, "capture_on");
     c->map_full_fd = kd_program_map_fd(&c->prog, "map_full");
     c->counters_fd = kd_program_map_fd(&c->prog, "counters");
 
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
-                                            error);
+    err = kd_capture_attach(c, options, hooks, error);
     if (err) {
         goto cleanup;
     }
-    for (size_t i = 0; i < KD_ARRAY_SIZE(hooks); i++) {
-        if (hooks[i]) {
-            err = kd_hook_attach(hooks[i], &c->prog, options->debug, error);
-            if (err) {
-                goto cleanup;
-            }
-        }
-    }
-    if (c->with_upcalls) {
-        err = kd_program_attach_kprobe(&c->prog, "kd_upcall_return", true,
-                                       "ovs_dp_upcall", options->debug,
-                                       error);
-        if (err) {
-            goto cleanup;
-        }
-    }
-    if (options->debug) {
-        fprintf(stderr, "kernel_delay: loaded and attached %zu functions "
-                "in %.3f s\n", c->prog.n_links, kd_elapsed(&start));
-    }
-
-    if (start_hook || stop_hook || options->syscall_events) {
+    if (c->needs.ring_buffer) {
         err = kd_events_open(&c->events,
                              kd_program_map_fd(&c->prog, "events"));
         if (err) {
@@ -323,7 +384,6 @@ kd_capture_open(struct kd_capture *c, const struct kd_options *options,
     }
 
 cleanup:
-    kd_ds_destroy(&prefix);
     free(text);
     return err;
 }
@@ -363,14 +423,6 @@ kd_capture_read_map(struct kd_capture *c, const char *name,
     }
     return err;
 }
-
-#define KD_LAYOUT(KEY_SIZE, TYPE, MEMBER)               \
-    ((struct kd_map_layout) {                           \
-        .key_size = KEY_SIZE,                           \
-        .value_size = sizeof(((TYPE *) 0)->MEMBER),     \
-        .value_offset = offsetof(TYPE, MEMBER),         \
-        .entry_size = sizeof(TYPE),                     \
-    })
 
 /* Reads and empties the per-CPU upcall counts into 's'. */
 static int
@@ -443,7 +495,7 @@ kd_capture_clear_stacks(struct kd_capture *c)
         .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
     };
 
-    if (!c->with_stacks) {
+    if (!c->needs.stacks) {
         return 0;
     }
     return kd_map_clear(kd_program_map_fd(&c->prog, "stack_traces"), &l,
@@ -497,64 +549,30 @@ int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
                    uint64_t lost[KD_N_FULL_MAPS], char **error)
 {
-    struct kd_map_layout l;
-    void *entries;
+    static const struct kd_map_layout tstate = {
+        .key_size = sizeof(uint32_t),
+        .value_size = sizeof(struct kd_tstate),
+        .value_offset = sizeof(uint32_t),
+        .entry_size = sizeof(uint32_t) + sizeof(struct kd_tstate),
+    };
     int err;
 
     *error = NULL;
     s->pid = c->tgid;
 
-    l = KD_LAYOUT(sizeof(struct kd_syscall_key), struct kd_syscall_entry,
-                  stat);
-    err = kd_capture_read_map(c, "syscalls", &l, &entries, &s->n_syscalls,
-                              error);
-    if (err) {
-        return err;
-    }
-    s->syscalls = entries;
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_sample_maps); i++) {
+        const struct kd_sample_map *m = &kd_sample_maps[i];
+        void *entries;
 
-    l = KD_LAYOUT(sizeof(uint32_t), struct kd_tstats_entry, stats);
-    err = kd_capture_read_map(c, "tstats", &l, &entries, &s->n_tstats,
-                              error);
-    if (err) {
-        return err;
-    }
-    s->tstats = entries;
-
-    l = KD_LAYOUT(sizeof(struct kd_hardirq_key), struct kd_hardirq_entry,
-                  stat);
-    err = kd_capture_read_map(c, "hardirqs", &l, &entries, &s->n_hardirqs,
-                              error);
-    if (err) {
-        return err;
-    }
-    s->hardirqs = entries;
-
-    l = KD_LAYOUT(sizeof(struct kd_softirq_key), struct kd_softirq_entry,
-                  stat);
-    err = kd_capture_read_map(c, "softirqs", &l, &entries, &s->n_softirqs,
-                              error);
-    if (err) {
-        return err;
-    }
-    s->softirqs = entries;
-
-    l = KD_LAYOUT(sizeof(uint32_t), struct kd_name_entry, name);
-    err = kd_capture_read_map(c, "names", &l, &entries, &s->n_names, error);
-    if (err) {
-        return err;
-    }
-    s->names = entries;
-
-    if (c->with_histograms) {
-        l = KD_LAYOUT(sizeof(struct kd_hist_key), struct kd_hist_entry,
-                      count);
-        err = kd_capture_read_map(c, "hists", &l, &entries, &s->n_hists,
-                                  error);
+        if (m->hist_only && !c->needs.histograms) {
+            continue;
+        }
+        err = kd_capture_read_map(c, m->name, &m->layout, &entries,
+                                  (size_t *) ((char *) s + m->count), error);
         if (err) {
             return err;
         }
-        s->hists = entries;
+        *(void **) ((char *) s + m->array) = entries;
     }
 
     if (c->with_upcalls) {
@@ -574,14 +592,7 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
     }
 
     /* The intervals in progress must not carry over to the next sample. */
-    l = (struct kd_map_layout) {
-        .key_size = sizeof(uint32_t),
-        .value_size = bpf_table_leaf_size(c->prog.module, "tstate"),
-        .value_offset = sizeof(uint32_t),
-        .entry_size = sizeof(uint32_t)
-                      + bpf_table_leaf_size(c->prog.module, "tstate"),
-    };
-    err = kd_map_clear(kd_program_map_fd(&c->prog, "tstate"), &l,
+    err = kd_map_clear(kd_program_map_fd(&c->prog, "tstate"), &tstate,
                        bpf_table_max_entries(c->prog.module, "tstate"));
     if (err) {
         *error = kd_xasprintf("Failed to clear eBPF map 'tstate': %s",

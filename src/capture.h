@@ -12,10 +12,10 @@
 #include "events.h"
 #include "hook.h"
 #include "layout.h"
+#include "options.h"
 #include "program.h"
 #include "sample.h"
 
-struct kd_options;
 
 /* Sizes of the eBPF maps, for --max-threads N: N threads, 8 syscalls and
  * 2 interrupt handlers per thread on average. */
@@ -26,38 +26,8 @@ struct kd_options;
 /* Frames in a stack of the stack map (the kernel's PERF_MAX_STACK_DEPTH). */
 #define KD_STACK_DEPTH          127
 
-/* Values of the capture_on map, as the eBPF program reads them.  It
- * starts UNARMED (the map's zero): no start trigger is honoured until
- * kd_run_samples() arms the first sample, once every probe is attached. */
-#define KD_CAPTURE_UNARMED  0
-#define KD_CAPTURE_ON       1
-#define KD_CAPTURE_IDLE     2
-#define KD_CAPTURE_STOPPED  0xffff
-
-/* The maps that can fill up, in the order of the eBPF program's
- * enum kd_map_id; KD_MAP_FULL(ID, NAME). */
-#define KD_FULL_MAPS                \
-    KD_MAP_FULL(TSTATE, "tstate")   \
-    KD_MAP_FULL(TSTATS, "tstats")   \
-    KD_MAP_FULL(SYSCALLS, "syscalls") \
-    KD_MAP_FULL(HARDIRQS, "hardirqs") \
-    KD_MAP_FULL(SOFTIRQS, "softirqs") \
-    KD_MAP_FULL(NAMES, "names")     \
-    KD_MAP_FULL(HISTS, "hists")
-
-enum kd_full_map {
-#define KD_MAP_FULL(ID, NAME) KD_FULL_##ID,
-    KD_FULL_MAPS
-#undef KD_MAP_FULL
-    KD_N_FULL_MAPS
-};
-
-/* Counters of the eBPF program (enum kd_counter there). */
-enum kd_counter {
-    KD_COUNTER_EVENTS_DROPPED,
-    KD_COUNTER_TRIGGERS_MISSED,
-    KD_N_COUNTERS
-};
+/* The capture states (KD_CAPTURE_*), counters (KD_COUNTER_*) and maps that
+ * can fill up (KD_MAP_*, KD_N_FULL_MAPS) are those of kd_abi.h. */
 
 /* The eBPF side of a capture: the program, loaded and attached, its maps,
  * and the consumer of its events. */
@@ -67,13 +37,11 @@ struct kd_capture {
     int capture_fd;
     int map_full_fd;
     int counters_fd;
-    bool with_events;
-    bool with_stacks;
+    struct kd_needs needs;      /* From the options. */
+    bool with_events;           /* The ring buffer is open. */
     bool with_upcalls;
     char *upcall_module;        /* Module of ovs_dp_upcall(), or NULL. */
     bool upcall_module_gone;    /* It was unloaded: the kretprobe is dead. */
-    bool with_histograms;
-    unsigned int stack_trace_size;
     struct kd_events events;
 
     /* Per loaded function (prog.funcs): the kernel's count of the times
@@ -133,9 +101,6 @@ size_t kd_capture_stack(struct kd_capture *, int32_t id, uint64_t *ips);
 
 /* Empties the stack map, once the sample's stacks are reported. */
 int kd_capture_clear_stacks(struct kd_capture *);
-
-/* Name of map KD_FULL_ID. */
-const char *kd_capture_map_name(enum kd_full_map);
 
 void kd_capture_close(struct kd_capture *);
 

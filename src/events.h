@@ -11,23 +11,10 @@
 #include <time.h>
 #include <stdint.h>
 
-/* Events from the eBPF program's ring buffer, as it sends them. */
-enum kd_event_id {
-    KD_EVENT_SYSCALL,
-    KD_EVENT_START_TRIGGER,
-    KD_EVENT_STOP_TRIGGER,
-};
+#include "kd_abi.h"
 
-struct kd_event {
-    uint64_t ts;                /* Syscalls: the exit time. */
-    uint32_t tid;
-    uint32_t id;                /* enum kd_event_id. */
-    uint64_t entry_ts;          /* Syscalls: the entry time. */
-    uint32_t syscall;
-    int32_t user_stack_id;      /* Negative: no stack. */
-    int32_t kernel_stack_id;
-    uint32_t pad;
-};
+/* Events from the eBPF program's ring buffer: struct kd_event, enum
+ * kd_event_id (kd_abi.h). */
 
 /* One syscall event, as kept until it is reported. */
 struct kd_syscall_event {

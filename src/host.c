@@ -249,13 +249,95 @@ kd_host_set_feature(struct kd_host_feature *f, const char *name,
     f->detail = detail;
 }
 
+/* BTF: what the run itself does with it. */
+static void
+kd_host_probe_btf(struct kd_host_feature *f)
+{
+    struct kd_layout layout;
+    char *error;
+
+    if (kd_layout_init(&layout, false, &error)) {
+        kd_host_set_feature(f, "BTF", "no",
+                            kd_xasprintf("unusable: %s", error));
+        free(error);
+    } else if (layout.from_btf) {
+        const char *sysfs = "/sys/kernel/btf/vmlinux";
+
+        kd_host_set_feature(f, "BTF", "yes",
+                            kd_xasprintf("%s%sstruct offsets are read "
+                                         "from it",
+                                         kd_path_exists(sysfs) ? sysfs : "",
+                                         kd_path_exists(sysfs) ? ": " : ""));
+    } else {
+        kd_host_set_feature(f, "BTF", "no",
+                            kd_xstrdup("struct offsets come from the "
+                                       "kernel headers, which must match "
+                                       "the kernel"));
+    }
+}
+
+/* The ring buffer.  Without privileges, libbpf's probe answers "no" for
+ * anything. */
+static void
+kd_host_probe_ringbuf(struct kd_host_feature *f)
+{
+    int rc = geteuid() ? -EPERM
+                       : libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF,
+                                                   NULL);
+
+    if (rc == -EPERM) {
+        kd_host_set_feature(f, "ring buffer",
+                            "unknown", kd_xstrdup("probing it needs root; "
+                                                  "Linux 5.8 or later has "
+                                                  "it"));
+    } else if (rc > 0) {
+        kd_host_set_feature(f, "ring buffer",
+                            "yes", NULL);
+    } else if (!rc) {
+        kd_host_set_feature(f, "ring buffer",
+                            "no", kd_xstrdup("kernel_delay needs it: "
+                                             "Linux 5.8 or later"));
+    } else {
+        kd_host_set_feature(f, "ring buffer",
+                            "unknown",
+                            kd_xasprintf("cannot probe: %s",
+                                         strerror(-rc)));
+    }
+}
+
+/* The kernel headers, and where they are. */
+static void
+kd_host_probe_headers(struct kd_host_feature *f)
+{
+    char *where;
+
+    if (kd_host_find_headers(&where)) {
+        char real[PATH_MAX];
+
+        if (where[0] == '/' && realpath(where, real)
+            && strcmp(real, where)) {
+            char *both = kd_xasprintf("%s -> %s", where, real);
+
+            free(where);
+            where = both;
+        }
+        kd_host_set_feature(f,
+                            "kernel headers", "yes", where);
+    } else {
+        char *detail = kd_xasprintf("none at %s: libbcc needs them to "
+                                    "compile", where);
+
+        free(where);
+        kd_host_set_feature(f,
+                            "kernel headers", "no", detail);
+    }
+}
+
 void
 kd_host_info_probe(struct kd_host_info *info)
 {
-    struct kd_layout layout;
     struct utsname uts;
-    char *error, *where, *lib_version;
-    int rc;
+    char *lib_version;
 
     memset(info, 0, sizeof *info);
 
@@ -269,26 +351,7 @@ kd_host_info_probe(struct kd_host_info *info)
     info->kernel = uname(&uts) ? NULL
                    : kd_xasprintf("%s %s", uts.release, uts.machine);
 
-    /* BTF: what the run itself does with it. */
-    if (kd_layout_init(&layout, false, &error)) {
-        kd_host_set_feature(&info->features[KD_HOST_BTF], "BTF", "no",
-                            kd_xasprintf("unusable: %s", error));
-        free(error);
-    } else if (layout.from_btf) {
-        const char *sysfs = "/sys/kernel/btf/vmlinux";
-
-        kd_host_set_feature(&info->features[KD_HOST_BTF], "BTF", "yes",
-                            kd_xasprintf("%s%sstruct offsets are read "
-                                         "from it",
-                                         kd_path_exists(sysfs) ? sysfs : "",
-                                         kd_path_exists(sysfs) ? ": " : ""));
-    } else {
-        kd_host_set_feature(&info->features[KD_HOST_BTF], "BTF", "no",
-                            kd_xstrdup("struct offsets come from the "
-                                       "kernel headers, which must match "
-                                       "the kernel"));
-    }
-
+    kd_host_probe_btf(&info->features[KD_HOST_BTF]);
     if (kd_hook_kprobes_available()) {
         kd_host_set_feature(&info->features[KD_HOST_KPROBES], "kprobes",
                             "yes", NULL);
@@ -297,49 +360,8 @@ kd_host_info_probe(struct kd_host_info *info)
                             "no", kd_xstrdup("k: and kr: triggers and "
                                              "UPCALL STATISTICS need them"));
     }
-
-    /* Without privileges, libbpf's probe answers "no" for anything. */
-    rc = geteuid() ? -EPERM
-                   : libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
-    if (rc == -EPERM) {
-        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
-                            "unknown", kd_xstrdup("probing it needs root; "
-                                                  "Linux 5.8 or later has "
-                                                  "it"));
-    } else if (rc > 0) {
-        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
-                            "yes", NULL);
-    } else if (!rc) {
-        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
-                            "no", kd_xstrdup("kernel_delay needs it: "
-                                             "Linux 5.8 or later"));
-    } else {
-        kd_host_set_feature(&info->features[KD_HOST_RINGBUF], "ring buffer",
-                            "unknown",
-                            kd_xasprintf("cannot probe: %s",
-                                         strerror(-rc)));
-    }
-
-    if (kd_host_find_headers(&where)) {
-        char real[PATH_MAX];
-
-        if (where[0] == '/' && realpath(where, real)
-            && strcmp(real, where)) {
-            char *both = kd_xasprintf("%s -> %s", where, real);
-
-            free(where);
-            where = both;
-        }
-        kd_host_set_feature(&info->features[KD_HOST_HEADERS],
-                            "kernel headers", "yes", where);
-    } else {
-        char *detail = kd_xasprintf("none at %s: libbcc needs them to "
-                                    "compile", where);
-
-        free(where);
-        kd_host_set_feature(&info->features[KD_HOST_HEADERS],
-                            "kernel headers", "no", detail);
-    }
+    kd_host_probe_ringbuf(&info->features[KD_HOST_RINGBUF]);
+    kd_host_probe_headers(&info->features[KD_HOST_HEADERS]);
 }
 
 void

@@ -169,6 +169,23 @@ static const char kd_help[] =
 "                        it runs with and the kernel features it finds\n"
 "                        (BTF, kprobes, ring buffer, headers), and exit\n";
 
+struct kd_needs
+kd_options_needs(const struct kd_options *o)
+{
+    struct kd_needs needs = {
+        .start_trigger = o->start_trigger != NULL,
+        .stop_trigger = o->stop_trigger != NULL,
+        .syscall_events = o->syscall_events,
+        .stacks = o->syscall_events && o->stack_trace_size > 0,
+        .histograms = o->histogram,
+        .summary = o->summary,
+    };
+
+    needs.ring_buffer = needs.start_trigger || needs.stop_trigger
+                        || needs.syscall_events;
+    return needs;
+}
+
 unsigned int
 kd_next_power_of_two(unsigned int n)
 {
@@ -352,6 +369,71 @@ kd_get_seconds(FILE *err, const struct kd_option_def *def, const char *arg,
     }
 }
 
+/* -D [DEBUG]: without a value, 0x3f; with one, a number up to 0xff, as
+ * the reference's argparse takes it. */
+static int
+kd_option_debug(struct kd_options *o, const struct kd_option_def *def,
+                const char *arg, FILE *err)
+{
+    uint64_t u = 0x3f;
+    int status = -1;
+
+    if (arg && kd_parse_u64(arg, 0, UINT64_MAX, &u) == EINVAL) {
+        char why[128];
+
+        snprintf(why, sizeof why, "invalid int value: '%s'", arg);
+        return kd_arg_error(err, def, why);
+    }
+    if (arg) {
+        status = kd_get_uint(err, def, arg, 0, 0xff, &u);
+    }
+    o->debug = u;
+    return status;
+}
+
+/* --thread REGEX: a POSIX extended regular expression, checked here so
+ * that a bad one is a usage error. */
+static int
+kd_option_thread(struct kd_options *o, const struct kd_option_def *def,
+                 const char *arg, FILE *err)
+{
+    regex_t re;
+    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+
+    if (rc) {
+        char msg[256], why[400];
+
+        regerror(rc, &re, msg, sizeof msg);
+        snprintf(why, sizeof why, "invalid regular expression: %s", msg);
+        return kd_arg_error(err, def, why);
+    }
+    regfree(&re);
+    o->thread_regex = arg;
+    return -1;
+}
+
+/* The field of flag option 'id' (one that takes no value). */
+static bool *
+kd_option_flag(struct kd_options *o, int id)
+{
+    switch (id) {
+    case KD_OPT_SKIP_SYSCALL_POLL_EVENTS:
+        return &o->skip_syscall_poll_events;
+    case KD_OPT_SKIP_UPCALL_STATS:
+        return &o->skip_upcall_stats;
+    case KD_OPT_SUMMARY:
+        return &o->summary;
+    case KD_OPT_HISTOGRAM:
+        return &o->histogram;
+    case KD_OPT_JSON:
+        return &o->json;
+    case KD_OPT_LIST_PROBES:
+        return &o->list_probes;
+    default:
+        abort();
+    }
+}
+
 /* "--tid 1,2,3": each a thread id; the list replaces an earlier one. */
 static int
 kd_parse_tids(struct kd_options *o, const struct kd_option_def *def,
@@ -423,18 +505,7 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
         o->version = true;
         return 0;
     case KD_OPT_DEBUG:
-        u = 0x3f;
-        if (arg && kd_parse_u64(arg, 0, UINT64_MAX, &u) == EINVAL) {
-            char why[128];
-
-            snprintf(why, sizeof why, "invalid int value: '%s'", arg);
-            return kd_arg_error(err, def, why);
-        }
-        if (arg) {
-            status = kd_get_uint(err, def, arg, 0, 0xff, &u);
-        }
-        o->debug = u;
-        break;
+        return kd_option_debug(o, def, arg, err);
     case KD_OPT_PID:
         status = kd_get_uint(err, def, arg, 0, KD_MAX_PID, &u);
         o->pid = u;
@@ -460,12 +531,6 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
     case KD_OPT_SAMPLE_TIME:
         status = kd_get_seconds(err, def, arg, 1e-9, &o->sample_time);
         break;
-    case KD_OPT_SKIP_SYSCALL_POLL_EVENTS:
-        o->skip_syscall_poll_events = true;
-        break;
-    case KD_OPT_SKIP_UPCALL_STATS:
-        o->skip_upcall_stats = true;
-        break;
     case KD_OPT_STACK_TRACE_SIZE:
         status = kd_get_uint(err, def, arg, 0, KD_MAX_STACK_TRACES, &u);
         o->stack_trace_size = u;
@@ -482,35 +547,17 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
         }
         o->trigger_delta = u;
         break;
-    case KD_OPT_THREAD: {
-        regex_t re;
-        int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
-
-        if (rc) {
-            char msg[256], why[400];
-
-            regerror(rc, &re, msg, sizeof msg);
-            snprintf(why, sizeof why, "invalid regular expression: %s",
-                     msg);
-            return kd_arg_error(err, def, why);
-        }
-        regfree(&re);
-        o->thread_regex = arg;
-        break;
-    }
+    case KD_OPT_THREAD:
+        return kd_option_thread(o, def, arg, err);
     case KD_OPT_TID:
         return kd_parse_tids(o, def, arg, err);
+    case KD_OPT_SKIP_SYSCALL_POLL_EVENTS:
+    case KD_OPT_SKIP_UPCALL_STATS:
     case KD_OPT_SUMMARY:
-        o->summary = true;
-        break;
     case KD_OPT_HISTOGRAM:
-        o->histogram = true;
-        break;
     case KD_OPT_JSON:
-        o->json = true;
-        break;
     case KD_OPT_LIST_PROBES:
-        o->list_probes = true;
+        *kd_option_flag(o, def->id) = true;
         break;
     case KD_OPT_MAX_THREADS:
         status = kd_get_uint(err, def, arg, KD_MIN_MAX_THREADS,

@@ -63,6 +63,20 @@ extern const struct kd_options kd_options_defaults;
 int kd_options_parse(struct kd_options *options, int argc, char *argv[],
                      FILE *out, FILE *err);
 
+/* What the options ask of the capture and of the reports: decided here,
+ * once, and read everywhere else. */
+struct kd_needs {
+    bool start_trigger;
+    bool stop_trigger;
+    bool syscall_events;    /* --syscall-events. */
+    bool stacks;            /* Their stacks (--stack-trace-size > 0). */
+    bool ring_buffer;       /* Events of either kind reach user space. */
+    bool histograms;        /* --histogram. */
+    bool summary;           /* --summary. */
+};
+
+struct kd_needs kd_options_needs(const struct kd_options *);
+
 /* Smallest power of two >= n (n = 0 gives 1), as the reference rounds
  * --buffer-page-count. */
 unsigned int kd_next_power_of_two(unsigned int n);

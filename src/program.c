@@ -128,6 +128,26 @@ kd_program_ev_name(struct kd_program *prog)
                         prog->n_links);
 }
 
+/* Loads 'func' as a kprobe-type program, for a probe of a new name (in
+ * '*ev_name', for the caller to pass to kd_program_add_link()).  Returns 0
+ * or a positive errno with a message in '*error'. */
+static int
+kd_program_load_probe(struct kd_program *prog, const char *func,
+                      unsigned int debug, int *fd, char **ev_name,
+                      char **error)
+{
+    int err;
+
+    *error = NULL;
+    err = kd_program_load(prog, func, BPF_PROG_TYPE_KPROBE, debug, fd,
+                          error);
+    if (!err) {
+        *ev_name = kd_program_ev_name(prog);
+        errno = 0;
+    }
+    return err;
+}
+
 int
 kd_program_attach_uprobe(struct kd_program *prog, const char *func,
                          bool retprobe, const char *binary, uint64_t offset,
@@ -136,14 +156,10 @@ kd_program_attach_uprobe(struct kd_program *prog, const char *func,
     char *ev_name, *safe_binary, *target;
     int err, fd;
 
-    *error = NULL;
-    err = kd_program_load(prog, func, BPF_PROG_TYPE_KPROBE, debug, &fd,
-                          error);
+    err = kd_program_load_probe(prog, func, debug, &fd, &ev_name, error);
     if (err) {
         return err;
     }
-    ev_name = kd_program_ev_name(prog);
-    errno = 0;
     fd = bpf_attach_uprobe(fd, retprobe ? BPF_PROBE_RETURN
                                         : BPF_PROBE_ENTRY,
                            ev_name, binary, offset, pid, 0);
@@ -164,14 +180,10 @@ kd_program_attach_kprobe(struct kd_program *prog, const char *func,
     char *ev_name;
     int err, fd;
 
-    *error = NULL;
-    err = kd_program_load(prog, func, BPF_PROG_TYPE_KPROBE, debug, &fd,
-                          error);
+    err = kd_program_load_probe(prog, func, debug, &fd, &ev_name, error);
     if (err) {
         return err;
     }
-    ev_name = kd_program_ev_name(prog);
-    errno = 0;
     fd = bpf_attach_kprobe(fd, retprobe ? BPF_PROBE_RETURN
                                         : BPF_PROBE_ENTRY,
                            ev_name, kfunc, 0, 0);

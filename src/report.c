@@ -58,26 +58,48 @@ kd_put_field(struct kd_ds *ds, const char *s, int width, bool left,
     }
 }
 
+const char *
+kd_format_wall_time(const struct timespec *ts, char buf[40])
+{
+    struct tm local;
+    char date[24];
+    int usec = ts->tv_nsec / 1000 % 1000000;
+
+    localtime_r(&ts->tv_sec, &local);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &local);
+
+    /* isoformat() leaves the fraction out when it is zero. */
+    if (usec) {
+        snprintf(buf, 40, "%.23s.%06d", date, usec);
+    } else {
+        snprintf(buf, 40, "%.23s", date);
+    }
+    return buf;
+}
+
 void
 kd_report_timestamp(struct kd_ds *ds, const char *msg,
                     const struct timespec *now)
 {
-    struct tm local, utc;
-    char date[64], hms[16];
-    long usec = now->tv_nsec / 1000;
+    char local[40], hms[16];
+    struct tm utc;
 
-    localtime_r(&now->tv_sec, &local);
     gmtime_r(&now->tv_sec, &utc);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &local);
     strftime(hms, sizeof hms, "%H:%M:%S", &utc);
+    kd_ds_put_format(ds, "%s @%s (%s UTC)\n", msg,
+                     kd_format_wall_time(now, local), hms);
+}
 
-    /* isoformat() leaves the fraction out when it is zero. */
-    if (usec) {
-        kd_ds_put_format(ds, "%s @%s.%06ld (%s UTC)\n", msg, date, usec,
-                         hms);
-    } else {
-        kd_ds_put_format(ds, "%s @%s (%s UTC)\n", msg, date, hms);
-    }
+static const char *const kd_full_map_names[] = {
+#define KD_FULL_MAP_NAME(ID, NAME) NAME,
+    KD_FULL_MAPS(KD_FULL_MAP_NAME)
+#undef KD_FULL_MAP_NAME
+};
+
+const char *
+kd_full_map_name(enum kd_full_map map)
+{
+    return map < KD_N_FULL_MAPS ? kd_full_map_names[map] : "?";
 }
 
 /* A "{:16,}" number. */

@@ -16,6 +16,9 @@
 /* Text output in the reference's layout, to the character.  Nothing here
  * touches the kernel. */
 
+/* The name of map KD_MAP_ID, for warnings. */
+const char *kd_full_map_name(enum kd_full_map);
+
 /* Formats 'value' with thousands separators ("1,234,567"). */
 const char *kd_format_thousands(uint64_t value, char buf[32]);
 
@@ -26,8 +29,12 @@ const char *kd_format_thousands(uint64_t value, char buf[32]);
 void kd_put_field(struct kd_ds *, const char *s, int width, bool left,
                   bool truncate);
 
-/* "MSG @2023-06-08T12:17:22.725127 (10:17:22 UTC)": the local time in
- * ISO 8601 as Python's datetime.isoformat() writes it, then UTC. */
+/* "2023-06-08T12:17:22.725127": local time 'ts' in ISO 8601 as Python's
+ * datetime.isoformat() writes it (no fraction when it is zero). */
+const char *kd_format_wall_time(const struct timespec *ts, char buf[40]);
+
+/* "MSG @2023-06-08T12:17:22.725127 (10:17:22 UTC)": the local time as
+ * kd_format_wall_time() writes it, then UTC. */
 void kd_report_timestamp(struct kd_ds *, const char *msg,
                          const struct timespec *now);
 

@@ -162,6 +162,62 @@ kd_exited_name(const struct kd_sample *sample, uint32_t tid)
     return kd_xasprintf("%.*s", KD_COMM_LEN, e->name.comm);
 }
 
+/* Sorts each array of 'sample' by tid (then by its order of report). */
+static void
+kd_sample_sort(struct kd_sample *sample)
+{
+    kd_qsort(sample->syscalls, sample->n_syscalls, sizeof *sample->syscalls,
+             kd_syscall_cmp);
+    kd_qsort(sample->tstats, sample->n_tstats, sizeof *sample->tstats,
+             kd_tstats_cmp);
+    kd_qsort(sample->hardirqs, sample->n_hardirqs, sizeof *sample->hardirqs,
+             kd_hardirq_cmp);
+    kd_qsort(sample->softirqs, sample->n_softirqs, sizeof *sample->softirqs,
+             kd_softirq_cmp);
+    kd_qsort(sample->names, sample->n_names, sizeof *sample->names,
+             kd_name_cmp);
+    kd_qsort(sample->hists, sample->n_hists, sizeof *sample->hists,
+             kd_hist_cmp);
+}
+
+/* The smallest tid among the entries 'cursors' have left, in '*tid'.
+ * Returns false when they have none left. */
+static bool
+kd_cursors_min_tid(const struct kd_cursor *cursors, size_t n, uint32_t *tid)
+{
+    bool any = false;
+
+    for (size_t i = 0; i < n; i++) {
+        if (cursors[i].i < cursors[i].n) {
+            uint32_t ctid = kd_cursor_tid(&cursors[i]);
+
+            if (!any || ctid < *tid) {
+                *tid = ctid;
+            }
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* The name of thread 'tid', as a new string: by 'name_fn', else by the
+ * name the eBPF program recorded when the thread exited, else
+ * "<unknown:PID/TID>". */
+static char *
+kd_sample_name_thread(const struct kd_sample *sample, uint32_t tid,
+                      kd_thread_name_fn *name_fn, void *aux)
+{
+    char *name = name_fn ? name_fn(sample->pid, tid, aux) : NULL;
+
+    if (!name) {
+        name = kd_exited_name(sample, tid);
+    }
+    if (!name) {
+        name = kd_xasprintf("<unknown:%u/%u>", sample->pid, tid);
+    }
+    return name;
+}
+
 void
 kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
                 void *aux)
@@ -180,18 +236,7 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
     };
     size_t max_threads;
 
-    kd_qsort(sample->syscalls, sample->n_syscalls, sizeof *sample->syscalls,
-             kd_syscall_cmp);
-    kd_qsort(sample->tstats, sample->n_tstats, sizeof *sample->tstats,
-             kd_tstats_cmp);
-    kd_qsort(sample->hardirqs, sample->n_hardirqs, sizeof *sample->hardirqs,
-             kd_hardirq_cmp);
-    kd_qsort(sample->softirqs, sample->n_softirqs, sizeof *sample->softirqs,
-             kd_softirq_cmp);
-    kd_qsort(sample->names, sample->n_names, sizeof *sample->names,
-             kd_name_cmp);
-    kd_qsort(sample->hists, sample->n_hists, sizeof *sample->hists,
-             kd_hist_cmp);
+    kd_sample_sort(sample);
 
     max_threads = sample->n_syscalls + sample->n_tstats
                   + sample->n_hardirqs + sample->n_softirqs
@@ -204,21 +249,10 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
     for (;;) {
         struct kd_thread *t;
         const struct kd_tstats_entry *ts;
-        bool any = false;
         uint32_t tid = 0;
         size_t n;
 
-        for (size_t i = 0; i < KD_ARRAY_SIZE(cursors); i++) {
-            if (cursors[i].i < cursors[i].n) {
-                uint32_t ctid = kd_cursor_tid(&cursors[i]);
-
-                if (!any || ctid < tid) {
-                    tid = ctid;
-                }
-                any = true;
-            }
-        }
-        if (!any) {
+        if (!kd_cursors_min_tid(cursors, KD_ARRAY_SIZE(cursors), &tid)) {
             break;
         }
 
@@ -243,13 +277,7 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
             continue;
         }
 
-        t->name = name_fn ? name_fn(sample->pid, tid, aux) : NULL;
-        if (!t->name) {
-            t->name = kd_exited_name(sample, tid);
-        }
-        if (!t->name) {
-            t->name = kd_xasprintf("<unknown:%u/%u>", sample->pid, tid);
-        }
+        t->name = kd_sample_name_thread(sample, tid, name_fn, aux);
         sample->n_threads++;
     }
 

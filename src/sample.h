@@ -11,56 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kd_abi.h"
+
 /* The data of one sample, as read from the eBPF maps, then grouped per
- * thread.  The first structures mirror the eBPF program's map keys and
- * values (bpf_templates/kernel_delay.bpf.c) byte for byte. */
+ * thread.  The maps' keys and values are those of kd_abi.h, which the
+ * eBPF program shares. */
 
-struct kd_stat {
-    uint64_t count;
-    uint64_t total_ns;
-    uint64_t max_ns;
-    uint64_t min_ns;
-};
-
-struct kd_tstats {
-    struct kd_stat poll;
-    struct kd_stat run;
-    struct kd_stat ready;
-    struct kd_stat stop;
-};
-
-struct kd_syscall_key {
-    uint32_t tid;
-    uint32_t nr;
-};
-
-#define KD_IRQ_NAME_LEN 32
-struct kd_hardirq_key {
-    uint32_t tid;
-    char name[KD_IRQ_NAME_LEN];
-};
-
-struct kd_softirq_key {
-    uint32_t tid;
-    uint32_t vec;
-};
-
-#define KD_COMM_LEN 16
-struct kd_name {
-    char comm[KD_COMM_LEN];
-};
-
-/* Log2 histograms: what they are of, besides syscall numbers. */
-#define KD_HIST_READY       0x10000
-#define KD_HIST_RUN         0x10001
+/* Log2 histograms: slots of bpf_log2l(). */
 #define KD_HIST_SLOTS       65
-
-struct kd_hist_key {
-    uint32_t tid;
-    uint32_t what;      /* Syscall number, KD_HIST_READY or KD_HIST_RUN. */
-    uint32_t slot;      /* 0 for 0, else 1 + floor(log2(value)). */
-    uint32_t pad;
-};
 
 /* Map entries, with their keys. */
 struct kd_syscall_entry {

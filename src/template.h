@@ -8,8 +8,11 @@
 
 #include <stddef.h>
 
-/* The eBPF program template, embedded at build time (template_data.S). */
+/* The eBPF program template, and the header it shares with user space
+ * (bpf_templates/kd_abi.h, the value of its ABI placeholder), embedded at
+ * build time (template_data.S). */
 extern const char kd_bpf_template[];
+extern const char kd_bpf_abi[];
 
 /* One placeholder and its value.  A placeholder is written @NAME@ in the
  * template, NAME being upper-case letters, digits and underscores. */

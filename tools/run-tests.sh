@@ -16,6 +16,7 @@ kd_bin=${KD_BIN:-./kernel_delay}
 unit_tests=${KD_UNIT_TESTS:-tests/test_units}
 
 run_suite unit "$unit_tests"
+run_suite render tests/test_render
 run_suite template tests/test_kernel
 run_suite install tests/test-install.sh
 run_suite fuzz tests/fuzz/run-fuzz.sh 10

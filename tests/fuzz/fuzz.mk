@@ -76,7 +76,8 @@ $(SAN_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(SAN_DIR)
 $(SAN_DIR)/syscalls.o: build/syscall_table.h
 
 $(SAN_DIR)/template_data.o: src/template_data.S \
-		bpf_templates/kernel_delay.bpf.c | $(SAN_DIR)
+		bpf_templates/kernel_delay.bpf.c bpf_templates/kd_abi.h \
+		| $(SAN_DIR)
 	$(CC) -c $< -o $@
 
 $(SAN_BIN): $(SAN_DIR)/main.o $(SAN_CORE_OBJS) $(SAN_KERNEL_OBJS)
@@ -127,7 +128,7 @@ FUZZ_CC = clang
 FUZZ_SANFLAGS = -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
-	-DKD_VERSION='"$(VERSION)"' -Isrc $(FUZZ_SANFLAGS)
+	-DKD_VERSION='"$(VERSION)"' -Isrc -Ibpf_templates $(FUZZ_SANFLAGS)
 FUZZ_TARGETS = trigger options template
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SECONDS ?= 60
@@ -143,7 +144,7 @@ $(FUZZ_BUILD):
 # "make fuzz-coverage": line and branch coverage of the pure modules by the
 # scratch corpora.
 FUZZ_COV_CFLAGS = -std=gnu11 -D_GNU_SOURCE -g -O0 -DKD_VERSION='"$(VERSION)"' \
-	-Isrc -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping
+	-Isrc -Ibpf_templates -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping
 
 # One rule per target (no .SECONDEXPANSION: it would apply to every rule
 # of the top Makefile read after this fragment).

@@ -1,0 +1,149 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * The interface between the eBPF program and user space: the values of
+ * capture_on, the counters, the events, the maps' keys and values.  Written
+ * once, here: the C side includes this file, and the binary embeds it and
+ * substitutes it into the template (placeholder ABI) as it embeds the
+ * template itself.  Both sides see the same text: no struct or enum can
+ * drift.
+ *
+ * Only fixed-size integer types, and no kernel struct.
+ */
+
+#ifndef KD_ABI_H
+#define KD_ABI_H 1
+
+/* The fixed-size integer types, as each side names them: the template
+ * defines KD_ABI_EBPF before this text (bcc's u64 and the like); user space
+ * includes <stdint.h> first.  This file includes nothing: the template
+ * includes no header where the kernel has BTF. */
+#ifdef KD_ABI_EBPF
+#define KD_U32 u32
+#define KD_S32 s32
+#define KD_U64 u64
+#else
+#define KD_U32 uint32_t
+#define KD_S32 int32_t
+#define KD_U64 uint64_t
+#endif
+
+/* Values of capture_on[0].  The map starts UNARMED (its zero), so that no
+ * start trigger can start a sample while the other probes (the stop
+ * trigger's above all) are still being attached.  Once every probe is
+ * attached, user space arms a sample (IDLE), starts it (ON) unless a start
+ * trigger does, and marks it STOPPED while it reports, so that no trigger
+ * starts a sample before the maps are empty again. */
+#define KD_CAPTURE_UNARMED  0
+#define KD_CAPTURE_ON       1
+#define KD_CAPTURE_IDLE     2
+#define KD_CAPTURE_STOPPED  0xffff
+
+/* Indexes into counters. */
+enum kd_counter {
+    KD_COUNTER_EVENTS_DROPPED,  /* Ring buffer full. */
+    KD_COUNTER_TRIGGERS_MISSED, /* Start trigger while reporting. */
+    KD_N_COUNTERS
+};
+
+/* Events sent to user space through the ring buffer. */
+enum kd_event_id {
+    KD_EVENT_SYSCALL,
+    KD_EVENT_START_TRIGGER,
+    KD_EVENT_STOP_TRIGGER,
+};
+
+/* The maps that can fill up, KD_MAP(ID, NAME): each one counts the
+ * entries it could not create in map_full[KD_MAP_ID]. */
+#define KD_FULL_MAPS(KD_MAP)        \
+    KD_MAP(TSTATE, "tstate")        \
+    KD_MAP(TSTATS, "tstats")        \
+    KD_MAP(SYSCALLS, "syscalls")    \
+    KD_MAP(HARDIRQS, "hardirqs")    \
+    KD_MAP(SOFTIRQS, "softirqs")    \
+    KD_MAP(NAMES, "names")          \
+    KD_MAP(HISTS, "hists")
+
+enum kd_full_map {
+#define KD_FULL_MAP_ID(ID, NAME) KD_MAP_##ID,
+    KD_FULL_MAPS(KD_FULL_MAP_ID)
+#undef KD_FULL_MAP_ID
+    KD_N_FULL_MAPS
+};
+
+/* What a histogram entry is of: a syscall number, or one of these. */
+#define KD_HIST_READY       0x10000
+#define KD_HIST_RUN         0x10001
+
+#define KD_IRQ_NAME_LEN     32
+#define KD_COMM_LEN         16
+
+/* Per thread: start times of the intervals in progress (map tstate). */
+struct kd_tstate {
+    KD_U64 syscall_ts;
+    KD_U64 poll_ts;
+    KD_U64 run_ts;
+    KD_U64 ready_ts;
+    KD_U64 stop_ts;
+    KD_U64 hardirq_ts;
+    KD_U64 softirq_ts;
+    KD_U32 softirq_vec;
+    KD_U32 pad;
+    char hardirq_name[KD_IRQ_NAME_LEN];
+};
+
+struct kd_stat {
+    KD_U64 count;
+    KD_U64 total_ns;
+    KD_U64 max_ns;
+    KD_U64 min_ns;
+};
+
+/* Per thread: the statistics that have one entry per thread (tstats). */
+struct kd_tstats {
+    struct kd_stat poll;
+    struct kd_stat run;
+    struct kd_stat ready;
+    struct kd_stat stop;
+};
+
+struct kd_syscall_key {
+    KD_U32 tid;
+    KD_U32 nr;
+};
+
+struct kd_hardirq_key {
+    KD_U32 tid;
+    char name[KD_IRQ_NAME_LEN];
+};
+
+struct kd_softirq_key {
+    KD_U32 tid;
+    KD_U32 vec;
+};
+
+struct kd_name {
+    char comm[KD_COMM_LEN];
+};
+
+struct kd_hist_key {
+    KD_U32 tid;
+    KD_U32 what;        /* Syscall number, KD_HIST_READY or KD_HIST_RUN. */
+    KD_U32 slot;        /* bpf_log2l() of the value: 0, or 1 + log2. */
+    KD_U32 pad;
+};
+
+/* One ring buffer event. */
+struct kd_event {
+    KD_U64 ts;          /* Syscalls: the exit time. */
+    KD_U32 tid;
+    KD_U32 id;          /* enum kd_event_id. */
+    KD_U64 entry_ts;    /* Syscalls: the entry time. */
+    KD_U32 syscall;
+    KD_S32 user_stack_id;   /* Negative: no stack (error or disabled). */
+    KD_S32 kernel_stack_id;
+    KD_U32 pad;
+};
+
+#endif /* kd_abi.h */

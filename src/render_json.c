@@ -1,0 +1,187 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "render_json.h"
+
+#include <inttypes.h>
+
+#include "json.h"
+#include "report.h"
+#include "snapshot.h"
+#include "syscalls.h"
+
+static void
+kd_render_json_time(struct kd_ds *ds, const char *key,
+                    const struct timespec *ts)
+{
+    char buf[40];
+
+    kd_json_key(ds, key);
+    kd_json_string(ds, kd_format_wall_time(ts, buf));
+}
+
+/* ,"KEY":VALUE, or null when 'value' is 0. */
+static void
+kd_render_json_u64_or_null(struct kd_ds *ds, const char *key,
+                           uint64_t value)
+{
+    kd_ds_put_char(ds, ',');
+    kd_json_key(ds, key);
+    if (value) {
+        kd_json_u64(ds, value);
+    } else {
+        kd_json_null(ds);
+    }
+}
+
+/* Starts a sample's JSON object, up to its window. */
+static void
+kd_render_json_head(struct kd_ds *ds, const struct kd_snapshot *snap)
+{
+    const struct kd_window *w = &snap->window;
+
+    kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"sample\":%u,"
+                     "\"skipped\":", KD_JSON_VERSION, snap->tgid, w->index);
+    kd_json_bool(ds, w->skipped);
+    kd_ds_put_cstr(ds, ",\"window\":{");
+    kd_render_json_time(ds, "start", &w->start_wall);
+    kd_ds_put_char(ds, ',');
+    kd_render_json_time(ds, "stop", &w->stop_wall);
+    kd_ds_put_format(ds, ",\"start_ns\":%" PRIu64 ",\"stop_ns\":%" PRIu64
+                     ",\"duration_ns\":%" PRIu64, w->start_ns, w->stop_ns,
+                     w->stop_ns - w->start_ns);
+    kd_render_json_u64_or_null(ds, "start_trigger_ns", w->start_trigger_ns);
+    kd_render_json_u64_or_null(ds, "stop_trigger_ns", w->stop_trigger_ns);
+    kd_render_json_u64_or_null(ds, "trigger_delta_ns", w->delta_ns);
+    kd_ds_put_char(ds, '}');
+}
+
+/* A stack's frames as an array, or null when there is none. */
+static void
+kd_render_json_stack(struct kd_ds *ds, const struct kd_snapshot *snap,
+                     int32_t id)
+{
+    bool first = true;
+
+    if (id < 0 || (size_t) id >= snap->n_stacks) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_char(ds, '[');
+    for (size_t i = 0; i < snap->stacks[id].n_frames; i++) {
+        kd_json_next(ds, &first);
+        kd_json_string(ds, snap->stacks[id].frames[i]);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+/* The "syscall_events" array. */
+static void
+kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
+                      FILE *out)
+{
+    bool first = true;
+
+    kd_ds_put_char(ds, '[');
+    for (size_t i = 0; i < snap->n_events; i++) {
+        const struct kd_snapshot_event *e = &snap->events[i];
+        char buf[64];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", e->tid);
+        kd_json_string(ds, e->name);
+        kd_ds_put_cstr(ds, ",\"syscall\":");
+        kd_json_string(ds, kd_syscall_format(e->syscall, buf, sizeof buf));
+        kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"entry_ns\":%" PRIu64
+                         ",\"exit_ns\":%" PRIu64, e->syscall, e->entry_ns,
+                         e->exit_ns);
+        if (snap->with_stacks) {
+            kd_ds_put_cstr(ds, ",\"kernel_stack\":");
+            kd_render_json_stack(ds, snap, e->kernel_stack_id);
+            kd_ds_put_cstr(ds, ",\"user_stack\":");
+            kd_render_json_stack(ds, snap, e->user_stack_id);
+        }
+        kd_ds_put_char(ds, '}');
+        if (out) {
+            kd_ds_flush(ds, out, 1 << 16);
+        }
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+/* The warnings, cumulative where the reference prints them at the end. */
+static void
+kd_render_json_warnings(struct kd_ds *ds, const struct kd_snapshot *snap)
+{
+    bool first = true;
+
+    kd_ds_put_cstr(ds, ",\"warnings\":{\"map_full\":{");
+    for (int i = 0; i < KD_N_FULL_MAPS; i++) {
+        if (snap->lost[i]) {
+            kd_json_next(ds, &first);
+            kd_json_key(ds, kd_full_map_name(i));
+            kd_json_u64(ds, snap->lost[i]);
+        }
+    }
+    kd_ds_put_cstr(ds, "},\"recursion_misses\":{");
+    first = true;
+    for (size_t i = 0; i < snap->n_misses; i++) {
+        kd_json_next(ds, &first);
+        kd_json_key(ds, snap->misses[i].hook);
+        kd_json_u64(ds, snap->misses[i].count);
+    }
+    kd_ds_put_format(ds, "},\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
+                     PRIu64 ",\"triggers_missed\":%" PRIu64
+                     ",\"upcall_module_unloaded\":", snap->lost_stacks,
+                     snap->counters[KD_COUNTER_EVENTS_DROPPED],
+                     snap->counters[KD_COUNTER_TRIGGERS_MISSED]);
+    kd_json_bool(ds, snap->upcall_module_gone);
+    kd_ds_put_char(ds, '}');
+}
+
+void
+kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
+                      FILE *out)
+{
+    const struct kd_sample *sample = &snap->sample;
+    uint64_t window_ns = snap->window.stop_ns - snap->window.start_ns;
+
+    kd_render_json_head(ds, snap);
+    if (snap->window.skipped) {
+        kd_render_json_warnings(ds, snap);
+        kd_ds_put_cstr(ds, "}\n");
+        return;
+    }
+    kd_ds_put_cstr(ds, ",\"threads\":");
+    kd_report_json_threads(ds, sample);
+    kd_ds_put_cstr(ds, ",\"upcalls\":");
+    kd_report_json_upcalls(ds, sample->upcalls, sample->n_upcalls,
+                           sample->n_cpus);
+    kd_ds_put_cstr(ds, ",\"syscall_events\":");
+    if (snap->with_events) {
+        kd_render_json_events(ds, snap, out);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_ds_put_cstr(ds, ",\"summary\":");
+    if (snap->with_summary) {
+        kd_report_json_summary(ds, snap->rows, sample->n_threads,
+                               window_ns);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_render_json_warnings(ds, snap);
+    kd_ds_put_cstr(ds, ",\"target_exited\":");
+    kd_json_bool(ds, snap->window.target_exited);
+    kd_ds_put_cstr(ds, "}\n");
+}
+
+void
+kd_render_json_exited_waiting(struct kd_ds *ds, unsigned int tgid)
+{
+    kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"target_exited\":"
+                     "true,\"waiting_for\":\"start trigger\"}\n",
+                     KD_JSON_VERSION, tgid);
+}

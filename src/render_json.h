@@ -1,0 +1,31 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_RENDER_JSON_H
+#define KD_RENDER_JSON_H 1
+
+#include <stdio.h>
+
+#include "util.h"
+
+struct kd_snapshot;
+
+/* The "version" of the JSON records (--json). */
+#define KD_JSON_VERSION 1
+
+/* The JSON Lines report (--json): pure functions of a snapshot
+ * (snapshot.h), which touch neither the kernel nor /proc. */
+
+/* Appends the record of resolved sample 'snap' to 'ds', one line; a
+ * skipped sample has its window and warnings only.  When 'out' is not
+ * NULL, writes 'ds' out to it as it grows. */
+void kd_render_json_sample(struct kd_ds *, const struct kd_snapshot *snap,
+                           FILE *out);
+
+/* The record that says process 'tgid' exited while the tool waited for the
+ * start trigger. */
+void kd_render_json_exited_waiting(struct kd_ds *, unsigned int tgid);
+
+#endif /* render_json.h */

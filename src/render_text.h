@@ -1,0 +1,40 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_RENDER_TEXT_H
+#define KD_RENDER_TEXT_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kd_abi.h"
+#include "util.h"
+
+struct kd_snapshot;
+
+/* The text report, in the reference's layout: pure functions of a
+ * snapshot (snapshot.h), which touch neither the kernel nor /proc. */
+
+/* Appends the report of resolved sample 'snap' to 'ds': the threads, the
+ * upcalls, the syscall events with their stacks, the summary, and the
+ * warnings about what the sample misses.  When 'out' is not NULL, writes
+ * 'ds' out to it as it grows, so that a sample of many events needs no
+ * more memory than a few of them. */
+void kd_render_text_sample(struct kd_ds *, const struct kd_snapshot *snap,
+                           FILE *out);
+
+/* The warnings the reference prints after the last sample, from the
+ * program's 'counters', after 'sample_count' samples were asked for. */
+void kd_render_text_final(struct kd_ds *,
+                          const uint64_t counters[KD_N_COUNTERS],
+                          unsigned int sample_count);
+
+/* The note that process 'tgid' exited: while the tool waited for the
+ * start trigger, or during the sample. */
+void kd_render_text_exited(struct kd_ds *, unsigned int tgid,
+                           bool waiting);
+
+#endif /* render_text.h */

@@ -1,0 +1,287 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "sampler.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture.h"
+#include "options.h"
+#include "output.h"
+#include "render_json.h"
+#include "render_text.h"
+#include "snapshot.h"
+#include "waiter.h"
+
+/* Reads the sample that just ended and, unless it is skipped, reports it:
+ * in text under a "# Sample dump" line (a triggered one when there is a
+ * delta), or as one JSON line.  Returns 0 or a positive errno. */
+static int
+kd_dump_sample(const struct kd_sampler *s, const struct kd_window *window)
+{
+    const struct kd_options *o = s->options;
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    uint64_t start, cpu_start;
+    struct kd_snapshot snap;
+    char *error = NULL;
+    int err;
+
+    if (!window->skipped) {
+        kd_print_timestamp(window->delta_ns
+                           ? "# Triggered sample dump, stop-start delta"
+                           : "# Sample dump", 0, window->delta_ns);
+    }
+    start = kd_now_ns();
+    cpu_start = kd_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    err = kd_snapshot_take(&snap, s->capture, window, &error);
+    if (err) {
+        kd_error("%s\n", error);
+        free(error);
+        kd_snapshot_destroy(&snap);
+        return err;
+    }
+    kd_snapshot_resolve(&snap, s->filter);
+    if (o->json) {
+        kd_render_json_sample(&ds, &snap, stdout);
+    } else if (!window->skipped) {
+        kd_render_text_sample(&ds, &snap, stdout);
+    }
+    kd_print_ds(&ds);
+    if (o->debug && !window->skipped) {
+        fprintf(stderr, "kernel_delay: sample of %zu threads read and "
+                "reported in %.3f ms (%.3f ms of CPU)\n",
+                snap.sample.n_threads, (kd_now_ns() - start) / 1e6,
+                (kd_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / 1e6);
+    }
+    kd_snapshot_destroy(&snap);
+    return 0;
+}
+
+/* Starts a sample now, without a start trigger. */
+static int
+kd_sample_start(const struct kd_sampler *s, struct kd_window *window)
+{
+    int err = kd_capture_set(s->capture, KD_CAPTURE_ON);
+
+    if (err) {
+        kd_error("Failed to start capturing: %s\n", strerror(err));
+        return err;
+    }
+    window->start_ns = kd_now_ns();
+    clock_gettime(CLOCK_REALTIME, &window->start_wall);
+    kd_print_timestamp("# Start sampling", 0, 0);
+    return 0;
+}
+
+/* Waits, with the capture on or armed, until the sample ends: at
+ * 'deadline' (0: none; set when the start trigger starts the sample), on
+ * the stop trigger ('*by_stop'), a signal or the target's exit.  Sets
+ * '*started' when the start trigger starts the sample.  Returns 0 or a
+ * positive errno. */
+static int
+kd_sample_wait(const struct kd_sampler *s, struct kd_window *window,
+               uint64_t deadline, bool *started, bool *by_stop)
+{
+    const struct kd_event_state *ev = &s->capture->events.state;
+    const struct kd_options *o = s->options;
+    uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
+    uint64_t stopped_at = 0, state;
+
+    while (!kd_waiter_done(s->waiter)
+           && (!deadline || kd_now_ns() < deadline)) {
+        /* Wakes up at least every 100 ms, to look at the capture state. */
+        uint64_t wake = kd_now_ns() + 100000000ull;
+        struct kd_events *events = s->capture->with_events
+                                   ? &s->capture->events : NULL;
+        int err = kd_wait(s->waiter, events,
+                          deadline && deadline < wake ? deadline : wake);
+
+        if (err) {
+            kd_error("Failed to read eBPF events: %s\n", strerror(err));
+            return err;
+        }
+        if (!*started && ev->n_starts != n_starts) {
+            *started = true;
+            window->start_ns = window->start_trigger_ns = ev->start_ts;
+            clock_gettime(CLOCK_REALTIME, &window->start_wall);
+            kd_print_timestamp("# Start sampling", ev->start_ts, 0);
+            if (!o->stop_trigger) {
+                deadline = kd_now_ns() + o->sample_time * 1e9;
+            }
+        }
+        if (ev->n_stops != n_stops) {
+            *by_stop = true;
+            break;
+        }
+        /* A stop trigger whose event was lost (ring buffer full) still
+         * stopped the capture.  Its event follows the state change
+         * closely, so only conclude it was lost when the next wake-up, up
+         * to 100 ms later, still brings no event. */
+        if (o->stop_trigger && *started
+            && !kd_capture_get(s->capture, &state)
+            && state == KD_CAPTURE_STOPPED) {
+            if (stopped_at && kd_now_ns() - stopped_at > 50000000ull) {
+                break;
+            }
+            if (!stopped_at) {
+                stopped_at = kd_now_ns();
+            }
+        }
+    }
+    return 0;
+}
+
+/* Ends the sample that started: stops the capture, lets the eBPF programs
+ * that still saw it on finish (they run for microseconds, with preemption
+ * off) and reads the last events, then completes 'window'. */
+static void
+kd_sample_stop(const struct kd_sampler *s, struct kd_window *window,
+               bool by_stop)
+{
+    const struct kd_event_state *ev = &s->capture->events.state;
+    struct timespec quiesce = { .tv_sec = 0, .tv_nsec = 2000000 };
+
+    kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
+    window->stop_ns = kd_now_ns();
+    clock_gettime(CLOCK_REALTIME, &window->stop_wall);
+    nanosleep(&quiesce, NULL);
+    if (s->capture->with_events) {
+        /* The events sent before the stop. */
+        kd_events_drain(&s->capture->events);
+    }
+    if (by_stop) {
+        window->stop_ns = window->stop_trigger_ns = ev->stop_ts;
+    }
+    kd_print_timestamp("# Stop sampling", window->stop_trigger_ns, 0);
+
+    /* The stop-start delta, when both triggers made this sample. */
+    if (window->start_trigger_ns && by_stop
+        && ev->stop_ts > window->start_trigger_ns) {
+        window->delta_ns = ev->stop_ts - window->start_trigger_ns;
+    }
+    window->skipped = window->delta_ns
+                      && window->delta_ns < s->options->trigger_delta;
+    window->target_exited = s->waiter->target_exited;
+}
+
+/* The note that the target exited: while waiting for the start trigger,
+ * or during the sample (no JSON record for that one: the sample's says
+ * it). */
+static void
+kd_print_exited(unsigned int tgid, bool waiting)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    if (kd_output_json() && waiting) {
+        kd_render_json_exited_waiting(&ds, tgid);
+    } else if (!kd_output_json()) {
+        kd_render_text_exited(&ds, tgid, waiting);
+    }
+    kd_print_ds(&ds);
+}
+
+/* Takes one sample, reports it, and re-arms the capture.  Sets '*done'
+ * when the sample counts, '*last' when the loop is over.  Returns 0 or a
+ * positive errno. */
+static int
+kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
+              bool *last)
+{
+    const struct kd_options *o = s->options;
+    struct kd_window window = { .index = index };
+    bool started = !o->start_trigger, by_stop = false;
+    uint64_t deadline = 0;
+    int err;
+
+    if (started) {
+        err = kd_sample_start(s, &window);
+        if (err) {
+            return err;
+        }
+        if (!o->stop_trigger) {
+            deadline = kd_now_ns() + o->sample_time * 1e9;
+        }
+    }
+    err = kd_sample_wait(s, &window, deadline, &started, &by_stop);
+    if (err || !started) {
+        /* Without a start, there is no sample to report. */
+        if (!err && s->waiter->target_exited) {
+            kd_print_exited(s->capture->tgid, true);
+        }
+        *last = true;
+        return err;
+    }
+    kd_sample_stop(s, &window, by_stop);
+    err = kd_dump_sample(s, &window);
+    if (err) {
+        return err;
+    }
+    if (window.skipped) {
+        kd_print_timestamp("# Sample dump skipped, delta", 0,
+                           window.delta_ns);
+    }
+    *done = !window.skipped;
+    if (window.target_exited) {
+        kd_print_exited(s->capture->tgid, false);
+        *last = true;
+        return 0;
+    }
+
+    /* Re-arm at once: a start trigger that fires while the report is
+     * printed is a missed sample. */
+    err = kd_capture_set(s->capture, KD_CAPTURE_IDLE);
+    if (err) {
+        kd_error("Failed to re-arm the capture: %s\n", strerror(err));
+    }
+    return err;
+}
+
+int
+kd_sampler_run(const struct kd_sampler *s)
+{
+    const struct kd_options *o = s->options;
+    unsigned int n_done = 0, index = 0;
+    bool last = false;
+    int err = 0;
+
+    /* Every probe is attached by now: only from here may a start trigger
+     * start a sample.  Were it honoured earlier, while the stop trigger
+     * was still being attached, the first sample could run from one
+     * cycle's start to the next cycle's stop. */
+    if (o->start_trigger) {
+        err = kd_capture_set(s->capture, KD_CAPTURE_IDLE);
+        if (err) {
+            kd_error("Failed to arm the capture: %s\n", strerror(err));
+            return err;
+        }
+    }
+    while (!err && !last && n_done < o->sample_count
+           && !kd_waiter_done(s->waiter)) {
+        bool done = false;
+
+        err = kd_run_sample(s, ++index, &done, &last);
+        n_done += done;
+        if (!err && !last && o->sample_interval > 0
+            && n_done < o->sample_count) {
+            kd_wait(s->waiter, NULL,
+                    kd_now_ns() + o->sample_interval * 1e9);
+        }
+    }
+    return err;
+}
+
+void
+kd_sampler_final_warnings(const struct kd_sampler *s)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    uint64_t counters[KD_N_COUNTERS];
+
+    if (!kd_output_json() && !kd_capture_counters(s->capture, counters)) {
+        kd_render_text_final(&ds, counters, s->options->sample_count);
+    }
+    kd_print_ds(&ds);
+}

@@ -1,0 +1,277 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "events.h"
+#include "symbols.h"
+#include "target.h"
+#include "util.h"
+
+static int
+kd_event_cmp(const void *a_, const void *b_)
+{
+    const struct kd_snapshot_event *a = a_, *b = b_;
+
+    if (a->exit_ns != b->exit_ns) {
+        return a->exit_ns < b->exit_ns ? -1 : 1;
+    }
+    return a->entry_ns < b->entry_ns ? -1 : a->entry_ns > b->entry_ns;
+}
+
+/* Reads stack 'id' (of the kernel when 'kernel') once into 'snap'. */
+static void
+kd_snapshot_take_stack(struct kd_snapshot *snap, struct kd_capture *capture,
+                       int32_t id, bool kernel)
+{
+    uint64_t ips[KD_STACK_DEPTH];
+    struct kd_stack *stack;
+
+    if (id < 0) {
+        return;
+    }
+    if ((size_t) id >= snap->n_stacks) {
+        size_t n = snap->n_stacks * 2 > (size_t) id ? snap->n_stacks * 2
+                                                     : (size_t) id + 1;
+
+        snap->stacks = kd_xreallocarray(snap->stacks, n,
+                                        sizeof *snap->stacks);
+        memset(&snap->stacks[snap->n_stacks], 0,
+               (n - snap->n_stacks) * sizeof *snap->stacks);
+        snap->n_stacks = n;
+    }
+    stack = &snap->stacks[id];
+    if (stack->taken) {
+        return;
+    }
+    stack->taken = true;
+    stack->kernel = kernel;
+    stack->n_ips = kd_capture_stack(capture, id, ips);
+    stack->ips = kd_xcalloc(stack->n_ips, sizeof *ips);
+    memcpy(stack->ips, ips, stack->n_ips * sizeof *ips);
+}
+
+/* The syscall events of the sample, with their stacks. */
+static void
+kd_snapshot_take_events(struct kd_snapshot *snap,
+                        struct kd_capture *capture)
+{
+    const struct kd_event_state *ev = &capture->events.state;
+
+    snap->events = kd_xcalloc(ev->n_syscalls, sizeof *snap->events);
+    snap->n_events = ev->n_syscalls;
+    for (size_t i = 0; i < ev->n_syscalls; i++) {
+        const struct kd_syscall_event *e = &ev->syscalls[i];
+
+        snap->events[i] = (struct kd_snapshot_event) {
+            .tid = e->tid,
+            .syscall = e->syscall,
+            .entry_ns = e->entry_ts,
+            .exit_ns = e->exit_ts,
+            .kernel_stack_id = snap->with_stacks ? e->kernel_stack_id : -1,
+            .user_stack_id = snap->with_stacks ? e->user_stack_id : -1,
+        };
+        if (snap->with_stacks) {
+            kd_snapshot_take_stack(snap, capture, e->kernel_stack_id, true);
+            kd_snapshot_take_stack(snap, capture, e->user_stack_id, false);
+        }
+    }
+    qsort(snap->events, snap->n_events, sizeof *snap->events, kd_event_cmp);
+}
+
+/* The kernel's skips of each function during the sample. */
+static void
+kd_snapshot_take_misses(struct kd_snapshot *snap,
+                        const struct kd_capture *capture)
+{
+    for (size_t i = 0; i < capture->n_misses; i++) {
+        if (capture->misses[i]) {
+            snap->misses = kd_xreallocarray(snap->misses, snap->n_misses + 1,
+                                            sizeof *snap->misses);
+            snap->misses[snap->n_misses++] = (struct kd_miss) {
+                .hook = kd_capture_func_hook(capture, i),
+                .count = capture->misses[i],
+            };
+        }
+    }
+}
+
+int
+kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
+                 const struct kd_window *window, char **error)
+{
+    int err;
+
+    memset(snap, 0, sizeof *snap);
+    snap->tgid = capture->tgid;
+    snap->window = *window;
+    snap->with_events = capture->needs.syscall_events;
+    snap->with_stacks = capture->needs.stacks;
+    snap->with_summary = capture->needs.summary;
+    snap->sample.pid = capture->tgid;
+
+    err = kd_capture_collect(capture, &snap->sample, snap->lost, error);
+    if (err) {
+        return err;
+    }
+    kd_capture_counters(capture, snap->counters);
+    kd_snapshot_take_misses(snap, capture);
+    snap->upcall_module = capture->upcall_module;
+    snap->upcall_module_gone = capture->upcall_module_gone;
+    if (window->skipped) {
+        /* Its maps are emptied, and what they lost is not reported. */
+        memset(snap->lost, 0, sizeof snap->lost);
+    } else if (snap->with_events) {
+        kd_snapshot_take_events(snap, capture);
+    }
+
+    if (capture->with_events) {
+        kd_events_clear_syscalls(&capture->events);
+    }
+    err = kd_capture_clear_stacks(capture);
+    if (err) {
+        *error = kd_xasprintf("Failed to clear the eBPF stack map: %s",
+                              strerror(err));
+    }
+    return err;
+}
+
+/* The name of thread 'tid' for its events: from the sample, else from
+ * /proc, else "<unknown:PID/TID>"; each thread looked up once, in
+ * 'snap->names' (sorted by tid, in step with 'tids'). */
+static const char *
+kd_snapshot_event_name(struct kd_snapshot *snap, uint32_t **tids,
+                       uint32_t tid)
+{
+    size_t lo = 0, hi = snap->n_names;
+    const char *name;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if ((*tids)[mid] == tid) {
+            return snap->names[mid];
+        } else if ((*tids)[mid] < tid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+
+    snap->names = kd_xreallocarray(snap->names, snap->n_names + 1,
+                                   sizeof *snap->names);
+    *tids = kd_xreallocarray(*tids, snap->n_names + 1, sizeof **tids);
+    memmove(&snap->names[lo + 1], &snap->names[lo],
+            (snap->n_names - lo) * sizeof *snap->names);
+    memmove(&(*tids)[lo + 1], &(*tids)[lo],
+            (snap->n_names - lo) * sizeof **tids);
+    snap->n_names++;
+
+    name = kd_sample_thread_name(&snap->sample, tid);
+    (*tids)[lo] = tid;
+    snap->names[lo] = name ? kd_xstrdup(name)
+                           : kd_target_thread_name(snap->tgid, tid, NULL);
+    if (!snap->names[lo]) {
+        snap->names[lo] = kd_xasprintf("<unknown:%u/%u>", snap->tgid, tid);
+    }
+    return snap->names[lo];
+}
+
+/* Formats the frames of 'stack'. */
+static void
+kd_snapshot_resolve_stack(struct kd_stack *stack, struct kd_symbols *symbols)
+{
+    stack->frames = kd_xcalloc(stack->n_ips, sizeof *stack->frames);
+    for (size_t i = 0; i < stack->n_ips; i++) {
+        char frame[512];
+
+        kd_symbols_format(symbols, stack->kernel, stack->ips[i], frame,
+                          sizeof frame);
+        if (stack->kernel && !stack->n_frames
+            && kd_frame_is_tracing(frame)) {
+            continue;
+        }
+        stack->frames[stack->n_frames++] = kd_xstrdup(frame);
+    }
+}
+
+/* Names the events' threads, keeps those of the threads 'filter' keeps,
+ * counts their lost stacks and formats their stacks. */
+static void
+kd_snapshot_resolve_events(struct kd_snapshot *snap,
+                           const struct kd_thread_filter *filter)
+{
+    struct kd_symbols symbols;
+    uint32_t *tids = NULL;
+    size_t n = 0;
+
+    kd_symbols_init(&symbols, snap->tgid);
+    for (size_t i = 0; i < snap->n_events; i++) {
+        struct kd_snapshot_event *e = &snap->events[i];
+        int32_t ids[2] = { e->kernel_stack_id, e->user_stack_id };
+
+        e->name = kd_snapshot_event_name(snap, &tids, e->tid);
+        if (!kd_thread_filter_match(filter, e->tid, e->name)) {
+            continue;
+        }
+        snap->events[n++] = *e;
+        if (!snap->with_stacks) {
+            continue;
+        }
+        if (ids[0] < 0 || ids[1] < 0) {
+            snap->lost_stacks++;
+        }
+        for (size_t j = 0; j < KD_ARRAY_SIZE(ids); j++) {
+            if (ids[j] >= 0 && !snap->stacks[ids[j]].frames) {
+                kd_snapshot_resolve_stack(&snap->stacks[ids[j]], &symbols);
+            }
+        }
+    }
+    snap->n_events = n;
+    free(tids);
+    kd_symbols_destroy(&symbols);
+}
+
+void
+kd_snapshot_resolve(struct kd_snapshot *snap,
+                    const struct kd_thread_filter *filter)
+{
+    if (snap->window.skipped) {
+        return;
+    }
+    kd_sample_group(&snap->sample, kd_target_thread_name, NULL);
+    kd_sample_filter(&snap->sample, filter);
+    if (snap->with_summary) {
+        snap->rows = kd_xcalloc(snap->sample.n_threads, sizeof *snap->rows);
+        kd_summary_compute(&snap->sample, snap->rows);
+    }
+    kd_snapshot_resolve_events(snap, filter);
+}
+
+void
+kd_snapshot_destroy(struct kd_snapshot *snap)
+{
+    kd_sample_clear(&snap->sample);
+    free(snap->rows);
+    free(snap->events);
+    for (size_t i = 0; i < snap->n_names; i++) {
+        free(snap->names[i]);
+    }
+    free(snap->names);
+    for (size_t i = 0; i < snap->n_stacks; i++) {
+        for (size_t j = 0; j < snap->stacks[i].n_frames; j++) {
+            free(snap->stacks[i].frames[j]);
+        }
+        free(snap->stacks[i].frames);
+        free(snap->stacks[i].ips);
+    }
+    free(snap->stacks);
+    free(snap->misses);
+    memset(snap, 0, sizeof *snap);
+}

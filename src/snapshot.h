@@ -1,0 +1,120 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_SNAPSHOT_H
+#define KD_SNAPSHOT_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "report.h"
+#include "sample.h"
+
+struct kd_capture;
+
+/* One sample, complete: everything its report says, so that the reports
+ * (render_text.h, render_json.h) are pure functions of it.  Made in two
+ * steps: kd_snapshot_take() reads the kernel's maps, events and stacks;
+ * kd_snapshot_resolve() names the threads (from /proc where the sample does
+ * not) and the stack frames (symbols). */
+
+/* The sample's window. */
+struct kd_window {
+    unsigned int index;             /* 1 for the first sample. */
+
+    /* CLOCK_MONOTONIC ns, as bpf_ktime_get_ns(), and the wall clock. */
+    uint64_t start_ns, stop_ns;
+    struct timespec start_wall, stop_wall;
+
+    /* The triggers' times, 0 when no trigger started or stopped it. */
+    uint64_t start_trigger_ns, stop_trigger_ns;
+    uint64_t delta_ns;              /* Stop - start, both triggers only. */
+
+    bool skipped;                   /* Delta under --trigger-delta. */
+    bool target_exited;             /* During the sample. */
+};
+
+/* One stack of the stack map: its addresses, then its formatted frames
+ * (the tracing machinery's frames on top of a kernel stack left out). */
+struct kd_stack {
+    bool taken;                 /* Read from the stack map. */
+    bool kernel;
+    uint64_t *ips;
+    size_t n_ips;
+    char **frames;              /* NULL until resolved. */
+    size_t n_frames;
+};
+
+/* One syscall event, with its thread's name once resolved. */
+struct kd_snapshot_event {
+    uint32_t tid;
+    uint32_t syscall;
+    uint64_t entry_ns;
+    uint64_t exit_ns;
+    int32_t kernel_stack_id;    /* Negative: none. */
+    int32_t user_stack_id;
+    const char *name;           /* Owned by the snapshot. */
+};
+
+/* An eBPF function the kernel skipped 'count' times during the sample. */
+struct kd_miss {
+    const char *hook;
+    uint64_t count;
+};
+
+struct kd_snapshot {
+    unsigned int tgid;
+    struct kd_window window;
+
+    /* What the report holds, from the options. */
+    bool with_events;           /* --syscall-events. */
+    bool with_stacks;           /* ... with stacks. */
+    bool with_summary;          /* --summary. */
+
+    /* The statistics, grouped per thread and filtered once resolved, and
+     * the summary's rows (with_summary). */
+    struct kd_sample sample;
+    struct kd_summary_row *rows;
+
+    /* The syscall events, in time order; once resolved, only those of the
+     * threads the filter keeps. */
+    struct kd_snapshot_event *events;
+    size_t n_events;
+    char **names;               /* The events' thread names. */
+    size_t n_names;
+    struct kd_stack *stacks;    /* Indexed by stack id. */
+    size_t n_stacks;
+    uint64_t lost_stacks;       /* Events whose stacks could not be kept. */
+
+    /* Warnings. */
+    uint64_t lost[KD_N_FULL_MAPS];          /* Map full, this sample. */
+    uint64_t counters[KD_N_COUNTERS];       /* Since the start. */
+    struct kd_miss *misses;                 /* Non-zero ones only. */
+    size_t n_misses;
+    const char *upcall_module;
+    bool upcall_module_gone;
+};
+
+struct kd_thread_filter;
+
+/* Reads the sample that just ended, with 'window', from 'capture' into
+ * 'snap' and empties the maps for the next one (the stack map and the
+ * events too); the report holds what the capture's options ask for.
+ * Returns 0 or a positive errno with a message in '*error'; call
+ * kd_snapshot_destroy() in any case. */
+int kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
+                     const struct kd_window *window, char **error);
+
+/* Groups the statistics per thread and names the threads, keeps those
+ * 'filter' keeps, computes the summary, and names the events' threads and
+ * stack frames.  Nothing to do for a skipped sample. */
+void kd_snapshot_resolve(struct kd_snapshot *snap,
+                         const struct kd_thread_filter *filter);
+
+void kd_snapshot_destroy(struct kd_snapshot *snap);
+
+#endif /* snapshot.h */

@@ -1,0 +1,50 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_WAITER_H
+#define KD_WAITER_H 1
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct kd_events;
+
+/* CLOCK_MONOTONIC ns, the eBPF side's clock (bpf_ktime_get_ns()). */
+uint64_t kd_now_ns(void);
+
+/* Clock 'clock' in ns. */
+uint64_t kd_clock_ns(clockid_t clock);
+
+/* What the waits wait for besides time: SIGINT, SIGTERM and SIGHUP, and
+ * the target's exit (a pidfd, readable once the process is gone).  The
+ * first signal ends the sample in progress, which is still reported; a
+ * second one ends the program at once, and the kernel detaches every eBPF
+ * program with the file descriptors that hold them. */
+struct kd_waiter {
+    sigset_t signals;       /* The signals caught. */
+    unsigned int tgid;
+    int pidfd;              /* -1 where the kernel has no pidfd_open(). */
+    bool target_exited;
+};
+
+/* Catches the signals from now on, and opens the target's pidfd. */
+void kd_waiter_init(struct kd_waiter *, unsigned int tgid);
+void kd_waiter_destroy(struct kd_waiter *);
+
+/* The signal caught, 0 if none. */
+int kd_waiter_signalled(void);
+
+/* Whether the waits are over: a signal came, or the target exited. */
+bool kd_waiter_done(const struct kd_waiter *);
+
+/* Sleeps until monotonic time 'deadline_ns', a signal, the target's exit,
+ * or, when 'events' is not NULL, events (which it consumes).  Returns 0 or
+ * a positive errno. */
+int kd_wait(struct kd_waiter *, struct kd_events *events,
+            uint64_t deadline_ns);
+
+#endif /* waiter.h */
