@@ -10,7 +10,13 @@
  * check_main() runs the table, or the tests whose names contain one of the
  * words given with -k, and ends with the line "N passed, N failed", where
  * N counts test functions; it returns 1 when any test failed, 2 on a usage
- * error or when -k selects nothing. */
+ * error or when -k selects nothing.
+ *
+ * A program made of several files of tests (the unit tests, tests/unit/)
+ * has each file register its table with CHECK_SUITE(), as a suite named
+ * after the module it tests, and its runner calls check_main_suites()
+ * instead, which does the same over every suite; there, -k also selects
+ * every test of a suite whose name contains the word. */
 
 #ifndef KD_TESTS_CHECK_H
 #define KD_TESTS_CHECK_H 1
@@ -203,22 +209,68 @@ struct test {
 
 #define TEST(NAME) { #NAME, NAME }
 
+/* Runs 'test', and returns how many of its checks failed.  The state above
+ * is the including file's own: a file's tests must be run by that file's
+ * copy of this function, which is what a suite records. */
+static inline int
+check_run(const struct test *test)
+{
+    current_test = test->name;
+    current_failures = 0;
+    test->function();
+    return current_failures;
+}
+
+/* The tests of one file of a program made of several. */
+struct check_suite {
+    const char *name;               /* The module tested, or NULL. */
+    const struct test *tests;
+    size_t n_tests;
+    int (*run)(const struct test *);    /* check_run() of that file. */
+    struct check_suite *next;       /* Kept by check_register(). */
+};
+
+/* Adds 'suite' to the suites of the program, in the order of their names.
+ * Defined by the program's runner (tests/unit/main.c). */
+void check_register(struct check_suite *suite);
+
+/* Registers the table 'TESTS' of this file as the suite 'NAME' before
+ * main() runs.  At most once per file. */
+#define CHECK_SUITE(NAME, TESTS)                                        \
+    static struct check_suite check_this_suite = {                      \
+        #NAME, (TESTS), KD_ARRAY_SIZE(TESTS), check_run, NULL           \
+    };                                                                  \
+    static void check_register_this_suite(void)                         \
+        __attribute__((constructor));                                   \
+    static void                                                         \
+    check_register_this_suite(void)                                     \
+    {                                                                   \
+        check_register(&check_this_suite);                              \
+    }
+
+/* Whether the test 'name' of the suite 'suite' (or NULL) is to run: with
+ * no -k, every test; otherwise those whose name, or whose suite's name,
+ * contains one of the words. */
 static inline bool
-check_selected(const char *name, int argc, char *argv[])
+check_selected(const char *suite, const char *name, int argc, char *argv[])
 {
     bool any = false;
 
     for (int i = 1; i + 1 < argc; i += 2) {
         any = true;
-        if (strstr(name, argv[i + 1])) {
+        if (strstr(name, argv[i + 1])
+            || (suite && strstr(suite, argv[i + 1]))) {
             return true;
         }
     }
     return !any;
 }
 
+/* Runs the selected tests of the list 'suites', then prints the closing
+ * line.  Returns 0 when all passed, 1 when any failed, 2 on a usage error
+ * or when -k selects nothing. */
 static inline int
-check_main(const struct test *tests, size_t n, int argc, char *argv[])
+check_main_suites(const struct check_suite *suites, int argc, char *argv[])
 {
     int passed = 0, failed = 0;
 
@@ -230,17 +282,18 @@ check_main(const struct test *tests, size_t n, int argc, char *argv[])
     }
     /* Failures and the summary go to stdout, in order. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    for (size_t i = 0; i < n; i++) {
-        if (!check_selected(tests[i].name, argc, argv)) {
-            continue;
-        }
-        current_test = tests[i].name;
-        current_failures = 0;
-        tests[i].function();
-        if (current_failures) {
-            failed++;
-        } else {
-            passed++;
+    for (const struct check_suite *s = suites; s; s = s->next) {
+        for (size_t i = 0; i < s->n_tests; i++) {
+            const struct test *test = &s->tests[i];
+
+            if (!check_selected(s->name, test->name, argc, argv)) {
+                continue;
+            }
+            if (s->run(test)) {
+                failed++;
+            } else {
+                passed++;
+            }
         }
     }
     printf("%d passed, %d failed\n", passed, failed);
@@ -249,6 +302,15 @@ check_main(const struct test *tests, size_t n, int argc, char *argv[])
         return 2;
     }
     return failed ? 1 : 0;
+}
+
+/* Runs the table 'tests' of a program made of one file. */
+static inline int
+check_main(const struct test *tests, size_t n, int argc, char *argv[])
+{
+    const struct check_suite suite = { NULL, tests, n, check_run, NULL };
+
+    return check_main_suites(&suite, argc, argv);
 }
 
 #endif /* check.h */
