@@ -45,6 +45,10 @@ UNIT_TESTS = tests/test_units
 RENDER_TESTS = tests/test_render
 KERNEL_TESTS = tests/test_kernel
 
+# Every object depends on the headers it includes, as the compiler lists
+# them (-MMD -MP) in build/*.d.
+DEPFLAGS = -MMD -MP
+
 .PHONY: all check check-kernels unit e2e demo install uninstall clean deps \
 	prepare-host workload bench fuzz
 
@@ -58,8 +62,8 @@ build/syscall_table.h: tools/gen-syscall-table.sh | build
 
 build/syscalls.o: build/syscall_table.h
 
-build/%.o: src/%.c $(wildcard src/*.h) bpf_templates/kd_abi.h | build
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+build/%.o: src/%.c | build
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
 
 build/template_data.o: src/template_data.S bpf_templates/kernel_delay.bpf.c \
 		bpf_templates/kd_abi.h | build
@@ -148,3 +152,5 @@ clean:
 	rm -rf build kernel_delay $(UNIT_TESTS) $(RENDER_TESTS) $(KERNEL_TESTS) \
 		tests/workload \
 		tests/cycler
+
+-include $(wildcard build/*.d)

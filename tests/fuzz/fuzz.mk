@@ -70,8 +70,8 @@ SAN_UBSAN_OPTIONS = $(call san_colons,$(SAN_UBSAN))
 $(SAN_DIR):
 	mkdir -p $@
 
-$(SAN_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(SAN_DIR)
-	$(CC) $(SAN_CFLAGS) -c $< -o $@
+$(SAN_DIR)/%.o: src/%.c | $(SAN_DIR)
+	$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SAN_DIR)/syscalls.o: build/syscall_table.h
 
@@ -85,6 +85,8 @@ $(SAN_BIN): $(SAN_DIR)/main.o $(SAN_CORE_OBJS) $(SAN_KERNEL_OBJS)
 
 $(SAN_UNIT_TESTS): tests/test_units.c $(SAN_CORE_OBJS) $(SAN_KERNEL_OBJS)
 	$(CC) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+-include $(wildcard $(SAN_DIR)/*.d)
 
 san: $(SAN_BIN) $(SAN_UNIT_TESTS)
 
