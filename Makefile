@@ -3,6 +3,7 @@
 #   make            build ./kernel_delay
 #   make check      install what is missing, prepare the host, build, and
 #                   run every test (unit tests, then end-to-end as root)
+#   make unit       only the unit tests (tests/unit/run; no root needed)
 #   make check-kernels  the same tests that matter per kernel, in guests
 #                   booted on Debian 12's kernels under qemu (CI runs both)
 #   make demo       install, build, and run the tool on a demo workload
@@ -41,7 +42,27 @@ KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
-UNIT_TESTS = tests/test_units
+# Unit tests (tests/unit/): tests/unit/test_MODULE.c tests src/MODULE.c.
+# Those of the modules of CORE_SRCS link only CORE_OBJS, never libbcc or
+# libbpf (tests/unit/core_units); those of KERNEL_SRCS also link
+# KERNEL_OBJS (tests/unit/kernel_units).  Neither needs root;
+# tests/unit/run runs both ("make unit").  A test file named after no
+# module of either list is an error (unit-strays), not a test left out.
+UNIT_SRCS = $(wildcard tests/unit/test_*.c)
+UNIT_CORE_SRCS = $(filter $(CORE_SRCS:src/%=tests/unit/test_%),$(UNIT_SRCS))
+UNIT_KERNEL_SRCS = \
+	$(filter $(KERNEL_SRCS:src/%=tests/unit/test_%),$(UNIT_SRCS))
+UNIT_STRAYS = \
+	$(filter-out $(UNIT_CORE_SRCS) $(UNIT_KERNEL_SRCS),$(UNIT_SRCS))
+UNIT_CORE_OBJS = $(UNIT_CORE_SRCS:tests/unit/%.c=build/unit/%.o) \
+	build/unit/main.o
+UNIT_KERNEL_OBJS = $(UNIT_KERNEL_SRCS:tests/unit/%.c=build/unit/%.o) \
+	build/unit/main.o
+UNIT_CORE = tests/unit/core_units
+UNIT_KERNEL = tests/unit/kernel_units
+UNIT_TESTS = $(UNIT_CORE) $(UNIT_KERNEL)
+# What the kernel-free programs link: no libbcc, no libbpf.
+LDLIBS_CORE = -lm $(LDLIBS)
 RENDER_TESTS = tests/test_render
 KERNEL_TESTS = tests/test_kernel
 
@@ -49,8 +70,8 @@ KERNEL_TESTS = tests/test_kernel
 # them (-MMD -MP) in build/*.d.
 DEPFLAGS = -MMD -MP
 
-.PHONY: all check check-kernels unit e2e demo install uninstall clean deps \
-	prepare-host workload bench fuzz
+.PHONY: all check check-kernels unit unit-strays e2e demo install uninstall \
+	clean deps prepare-host workload bench fuzz
 
 all: kernel_delay
 
@@ -73,8 +94,24 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # Tests.
-$(UNIT_TESTS): tests/test_units.c tests/check.h $(CORE_OBJS) $(KERNEL_OBJS)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
+build/unit:
+	mkdir -p $@
+
+build/unit/%.o: tests/unit/%.c | build/unit
+	$(CC) $(CFLAGS_ALL) -Itests $(DEPFLAGS) -c $< -o $@
+
+unit-strays:
+	@if [ -n "$(UNIT_STRAYS)" ]; then \
+		echo "$(UNIT_STRAYS): no module of CORE_SRCS or KERNEL_SRCS" \
+			"has this name (tests/unit/test_MODULE.c)" >&2; \
+		exit 1; \
+	fi
+
+$(UNIT_CORE): $(UNIT_CORE_OBJS) $(CORE_OBJS) | unit-strays
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
+
+$(UNIT_KERNEL): $(UNIT_KERNEL_OBJS) $(CORE_OBJS) $(KERNEL_OBJS) | unit-strays
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # The reports, pure: only the kernel-free objects.
 $(RENDER_TESTS): tests/test_render.c tests/check.h $(CORE_OBJS)
@@ -100,7 +137,7 @@ prepare-host:
 	tools/prepare-host.sh
 
 unit: $(UNIT_TESTS) $(RENDER_TESTS)
-	$(UNIT_TESTS)
+	tests/unit/run
 	$(RENDER_TESTS)
 
 e2e: kernel_delay tests/workload tests/cycler
@@ -153,4 +190,4 @@ clean:
 		tests/workload \
 		tests/cycler
 
--include $(wildcard build/*.d)
+-include $(wildcard build/*.d build/unit/*.d)

@@ -11,11 +11,10 @@ cd "$(dirname "$0")/.." || exit 1
 . tools/suite-lib.sh
 
 # "make check SANITIZE=1" (tests/fuzz/fuzz.mk) has the sanitized builds
-# run instead.
+# run instead: KD_BIN here, KD_UNIT_TESTS in tests/unit/run.
 kd_bin=${KD_BIN:-./kernel_delay}
-unit_tests=${KD_UNIT_TESTS:-tests/test_units}
 
-run_suite unit "$unit_tests"
+run_suite unit tests/unit/run
 run_suite render tests/test_render
 run_suite template tests/test_kernel
 run_suite install tests/test-install.sh

@@ -5,7 +5,7 @@
 #   make check SANITIZE=1  the whole suite (unit, e2e, fuzz smoke) with the
 #                          tool and the unit tests built with ASan + UBSan
 #   make san               just build build/san/kernel_delay and
-#                          build/san/test_units
+#                          build/san/unit/{core,kernel}_units
 #   make valgrind          the unit tests under valgrind (memcheck); fails
 #                          on any error and on definite or indirect leaks
 #   make fuzz              build the libFuzzer targets and run each for
@@ -20,8 +20,8 @@
 # binaries live in build/san/ (the plain ones in build/ and ./), the
 # fuzzers and their scratch corpora in build/fuzz/.  SANITIZE=1 adds the
 # sanitized binaries to "all" and exports KD_BIN and KD_UNIT_TESTS, which
-# tools/run-tests.sh runs instead of ./kernel_delay and tests/test_units;
-# it never changes CFLAGS_ALL, so ./kernel_delay and tests/test_units are
+# tools/run-tests.sh and tests/unit/run run instead of ./kernel_delay and
+# tests/unit/{core,kernel}_units; it never changes CFLAGS_ALL, so those are
 # still plain, and a later plain "make" finds nothing sanitized to reuse.
 # "make clean" removes build/, so all of this too.
 
@@ -39,7 +39,9 @@ SAN_CFLAGS = $(CFLAGS_ALL) $(SANFLAGS)
 SAN_CORE_OBJS = $(CORE_OBJS:build/%=$(SAN_DIR)/%)
 SAN_KERNEL_OBJS = $(KERNEL_OBJS:build/%=$(SAN_DIR)/%)
 SAN_BIN = $(SAN_DIR)/kernel_delay
-SAN_UNIT_TESTS = $(SAN_DIR)/test_units
+SAN_UNIT_CORE = $(SAN_DIR)/unit/core_units
+SAN_UNIT_KERNEL = $(SAN_DIR)/unit/kernel_units
+SAN_UNIT_TESTS = $(SAN_UNIT_CORE) $(SAN_UNIT_KERNEL)
 
 # Run-time options of the sanitized binaries (exported below, so they also
 # reach e2e.sh's runs of the tool and the fuzz smoke runs).
@@ -67,11 +69,14 @@ SAN_UBSAN_OPTIONS = $(call san_colons,$(SAN_UBSAN))
 
 .PHONY: san valgrind fuzz fuzz-smoke fuzz-build fuzz-repro fuzz-coverage
 
-$(SAN_DIR):
+$(SAN_DIR) $(SAN_DIR)/unit:
 	mkdir -p $@
 
 $(SAN_DIR)/%.o: src/%.c | $(SAN_DIR)
 	$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(SAN_DIR)/unit/%.o: tests/unit/%.c | $(SAN_DIR)/unit
+	$(CC) $(SAN_CFLAGS) -Itests $(DEPFLAGS) -c $< -o $@
 
 $(SAN_DIR)/syscalls.o: build/syscall_table.h
 
@@ -83,19 +88,28 @@ $(SAN_DIR)/template_data.o: src/template_data.S \
 $(SAN_BIN): $(SAN_DIR)/main.o $(SAN_CORE_OBJS) $(SAN_KERNEL_OBJS)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(SAN_UNIT_TESTS): tests/test_units.c $(SAN_CORE_OBJS) $(SAN_KERNEL_OBJS)
-	$(CC) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+# The same split as the plain unit tests (Makefile): no libbcc or libbpf
+# in core_units.
+$(SAN_UNIT_CORE): $(UNIT_CORE_OBJS:build/%=$(SAN_DIR)/%) $(SAN_CORE_OBJS) \
+		| unit-strays
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
--include $(wildcard $(SAN_DIR)/*.d)
+$(SAN_UNIT_KERNEL): $(UNIT_KERNEL_OBJS:build/%=$(SAN_DIR)/%) \
+		$(SAN_CORE_OBJS) $(SAN_KERNEL_OBJS) | unit-strays
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+-include $(wildcard $(SAN_DIR)/*.d $(SAN_DIR)/unit/*.d)
 
 san: $(SAN_BIN) $(SAN_UNIT_TESTS)
 
 ifeq ($(SANITIZE),1)
 # "make check" runs "$(MAKE) all $(UNIT_TESTS) tests/workload", then
-# tools/run-tests.sh: build the sanitized pair too, and have the suite run
-# them, with the options above, wherever it runs them (e2e.sh starts
-# KD_BIN as root and as a plain user, all with this environment).
+# tools/run-tests.sh: build the sanitized binaries too, and have the suite
+# run them, with the options above, wherever it runs them (e2e.sh starts
+# KD_BIN as root and as a plain user, all with this environment;
+# tests/unit/run runs the programs KD_UNIT_TESTS lists).
 all: $(SAN_BIN) $(SAN_UNIT_TESTS)
+unit: $(SAN_UNIT_TESTS)
 export KD_BIN = $(SAN_BIN)
 export KD_UNIT_TESTS = $(SAN_UNIT_TESTS)
 export ASAN_OPTIONS = $(SAN_ASAN_OPTIONS)
@@ -109,18 +123,21 @@ endif
 
 # --- Valgrind ---------------------------------------------------------------
 
-# The plain unit tests (valgrind cannot run ASan binaries).  Leaks count
-# when definite or indirect; "possibly lost" and "still reachable" blocks
-# are LLVM's and libbcc's static state (libbcc is linked in, its static
-# constructors run), never counted.  --track-origins makes any report say
-# where an uninitialised value came from.
+# The plain unit tests, each program in turn (valgrind cannot run ASan
+# binaries).  Leaks count when definite or indirect; "possibly lost" and
+# "still reachable" blocks are LLVM's and libbcc's static state (libbcc is
+# linked into kernel_units, its static constructors run), never counted.
+# --track-origins makes any report say where an uninitialised value came
+# from.
 VALGRIND = valgrind
 VALGRIND_FLAGS = --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	--error-exitcode=1 --track-origins=yes --num-callers=30 \
 	--suppressions=$(FUZZ_DIR)/valgrind.supp
 
 valgrind: $(UNIT_TESTS)
-	$(VALGRIND) $(VALGRIND_FLAGS) $(UNIT_TESTS)
+	set -e; for t in $(UNIT_TESTS); do \
+		$(VALGRIND) $(VALGRIND_FLAGS) $$t; \
+	done
 
 # --- libFuzzer --------------------------------------------------------------
 

@@ -1,0 +1,197 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/* What several files of unit tests use: the map entries of a fake sample,
+ * with names given by a fake name function, and a fake /proc.  Everything
+ * is static inline: each file uses what it needs. */
+
+#ifndef KD_TESTS_UNIT_FIXTURES_H
+#define KD_TESTS_UNIT_FIXTURES_H 1
+
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sample.h"
+#include "util.h"
+
+/* Sample data. */
+
+static inline struct kd_stat
+stat4(uint64_t count, uint64_t total, uint64_t max, uint64_t min)
+{
+    struct kd_stat s = {
+        .count = count, .total_ns = total, .max_ns = max, .min_ns = min,
+    };
+    return s;
+}
+
+static inline size_t
+min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline void *
+xmemdup(const void *p, size_t n)
+{
+    return memcpy(kd_xmalloc(n), p, n);
+}
+
+struct fake_name {
+    uint32_t tid;
+    const char *name;
+};
+
+struct fake_names {
+    const struct fake_name *names;
+    size_t n;
+    uint32_t last_pid;
+    int calls;
+};
+
+static inline char *
+fake_thread_name(uint32_t pid, uint32_t tid, void *aux_)
+{
+    struct fake_names *aux = aux_;
+
+    aux->last_pid = pid;
+    aux->calls++;
+    for (size_t i = 0; i < aux->n; i++) {
+        if (aux->names[i].tid == tid) {
+            return kd_xstrdup(aux->names[i].name);
+        }
+    }
+    return NULL;
+}
+
+static inline struct kd_syscall_entry
+sc(uint32_t tid, uint32_t nr, uint64_t count, uint64_t total, uint64_t max)
+{
+    struct kd_syscall_entry e = {
+        .key = { .tid = tid, .nr = nr },
+        .stat = stat4(count, total, max, 0),
+    };
+    return e;
+}
+
+static inline struct kd_hardirq_entry
+hi(uint32_t tid, const char *name, uint64_t count, uint64_t total,
+   uint64_t max)
+{
+    struct kd_hardirq_entry e;
+
+    memset(&e, 0, sizeof e);
+    e.key.tid = tid;
+    memcpy(e.key.name, name, min_size(strlen(name), sizeof e.key.name));
+    e.stat = stat4(count, total, max, 0);
+    return e;
+}
+
+static inline struct kd_softirq_entry
+si(uint32_t tid, uint32_t vec, uint64_t count, uint64_t total, uint64_t max)
+{
+    struct kd_softirq_entry e = {
+        .key = { .tid = tid, .vec = vec },
+        .stat = stat4(count, total, max, 0),
+    };
+    return e;
+}
+
+static inline struct kd_name_entry
+nm(uint32_t tid, const char *comm)
+{
+    struct kd_name_entry e;
+
+    memset(&e, 0, sizeof e);
+    e.tid = tid;
+    memcpy(e.name.comm, comm, min_size(strlen(comm), sizeof e.name.comm));
+    return e;
+}
+
+/* A fake /proc, in a temporary directory. */
+
+static inline int
+remove_entry(const char *path, const struct stat *st, int flag,
+             struct FTW *ftw)
+{
+    (void) st;
+    (void) flag;
+    (void) ftw;
+    remove(path);
+    return 0;
+}
+
+static inline void
+remove_tree(const char *root)
+{
+    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Writes 'len' bytes of 'data' to ROOT/REL, creating the directories. */
+static inline void
+write_file(const char *root, const char *rel, const char *data, size_t len)
+{
+    char *path = kd_xasprintf("%s/%s", root, rel);
+    FILE *f;
+
+    for (char *p = strchr(path + strlen(root) + 1, '/'); p;
+         p = strchr(p + 1, '/')) {
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        abort();
+    }
+    fwrite(data, 1, len, f);
+    fclose(f);
+    free(path);
+}
+
+#define WRITE_STR(ROOT, REL, S) write_file((ROOT), (REL), (S), strlen(S))
+#define WRITE_LIT(ROOT, REL, S) write_file((ROOT), (REL), (S), sizeof (S) - 1)
+
+static inline char *
+make_proc_root(void)
+{
+    char *root = kd_xstrdup("/tmp/kd-test-proc-XXXXXX");
+
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        abort();
+    }
+    return root;
+}
+
+/* A process PID named COMM with command line CMDLINE (NUL-separated). */
+static inline void
+add_process(const char *root, unsigned int pid, const char *comm,
+            const char *cmdline, size_t cmdline_len)
+{
+    char rel[64], *s;
+
+    snprintf(rel, sizeof rel, "%u/comm", pid);
+    s = kd_xasprintf("%s\n", comm);
+    WRITE_STR(root, rel, s);
+    free(s);
+
+    snprintf(rel, sizeof rel, "%u/cmdline", pid);
+    write_file(root, rel, cmdline, cmdline_len);
+
+    snprintf(rel, sizeof rel, "%u/status", pid);
+    s = kd_xasprintf("Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\n"
+                     "Tgid:\t%u\nNgid:\t0\nPid:\t%u\nPPid:\t1\n"
+                     "TracerPid:\t0\n", comm, pid, pid);
+    WRITE_STR(root, rel, s);
+    free(s);
+}
+
+#endif /* fixtures.h */

@@ -1,0 +1,54 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/* Unit tests of src/events.c that read no ring buffer: the events of a
+ * sample, as they arrive, kept in order. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+#include "check.h"
+
+static void
+test_event_state(void)
+{
+    struct kd_event_state st;
+    struct kd_event e = { .ts = 200, .tid = 7, .id = KD_EVENT_SYSCALL,
+                          .entry_ts = 100, .syscall = 39,
+                          .user_stack_id = 4, .kernel_stack_id = -14 };
+
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < 5000; i++) {
+        kd_event_state_update(&st, &e);
+    }
+    CHECK_UINT(st.n_syscalls, 5000);
+    CHECK_UINT(st.syscalls[4999].entry_ts, 100);
+    CHECK_UINT(st.syscalls[4999].exit_ts, 200);
+    CHECK_UINT(st.syscalls[0].tid, 7);
+    CHECK_UINT(st.syscalls[0].syscall, 39);
+    CHECK_INT(st.syscalls[0].user_stack_id, 4);
+    CHECK_INT(st.syscalls[0].kernel_stack_id, -14);
+    CHECK_UINT(st.n_starts, 0);
+
+    e.id = KD_EVENT_START_TRIGGER;
+    e.ts = 1000;
+    kd_event_state_update(&st, &e);
+    e.id = KD_EVENT_STOP_TRIGGER;
+    e.ts = 3000;
+    kd_event_state_update(&st, &e);
+    CHECK_UINT(st.n_starts, 1);
+    CHECK_UINT(st.n_stops, 1);
+    CHECK_UINT(st.start_ts, 1000);
+    CHECK_UINT(st.stop_ts, 3000);
+    CHECK_UINT(st.n_syscalls, 5000);
+    free(st.syscalls);
+}
+
+static const struct test tests[] = {
+    TEST(test_event_state),
+};
+
+CHECK_SUITE(events, tests)

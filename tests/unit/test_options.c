@@ -1,0 +1,882 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/* Unit tests of src/options.c: the command line, parsed as the reference's
+ * argparse parses it, and the strict number parsers under it.
+ *
+ * Every expected value is written out here, taken from the reference
+ * kernel_delay.py (its argparse setup), never from this program's own
+ * output. */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "util.h"
+#include "check.h"
+
+/* The reference's usage, as Python 3.11's argparse formats it for prog
+ * "kernel_delay", plus our --version. */
+#define USAGE                                                           \
+    "usage: kernel_delay [-h] [-D [DEBUG]] [-p VSWITCHD_PID] "          \
+    "[-s [DURATION_NS]]\n"                                              \
+    "                    [--buffer-page-count NUMBER] "                 \
+    "[--sample-count RUNS]\n"                                           \
+    "                    [--sample-interval SECONDS] "                  \
+    "[--sample-time SECONDS]\n"                                         \
+    "                    [--skip-syscall-poll-events] "                 \
+    "[--skip-upcall-stats]\n"                                           \
+    "                    [--stack-trace-size STACK_TRACE_SIZE]\n"       \
+    "                    [--start-trigger TRIGGER] "                    \
+    "[--stop-trigger TRIGGER]\n"                                        \
+    "                    [--trigger-delta [DURATION_NS]] "              \
+    "[--max-threads NUMBER]\n"                                          \
+    "                    [--thread REGEX] [--tid TID[,TID...]] "        \
+    "[--summary]\n"                                                     \
+    "                    [--histogram] [--json] [--list-probes] "       \
+    "[--version]\n"
+
+struct parse_result {
+    int status;
+    struct kd_options options;
+    char *out;
+    char *err;
+};
+
+/* Runs kd_options_parse() on 'argv' (NULL-terminated) as it is. */
+static void
+parse_argv(struct parse_result *r, char *argv[])
+{
+    size_t out_size, err_size;
+    FILE *out, *err;
+    int argc = 0;
+
+    while (argv[argc]) {
+        argc++;
+    }
+    out = open_memstream(&r->out, &out_size);
+    err = open_memstream(&r->err, &err_size);
+    if (!out || !err) {
+        abort();
+    }
+    memset(&r->options, 0xa5, sizeof r->options);
+    r->status = kd_options_parse(&r->options, argc, argv, out, err);
+    fclose(out);
+    fclose(err);
+}
+
+/* Runs kd_options_parse() on "kernel_delay" followed by the arguments in
+ * 'args' (up to a NULL), capturing what it writes. */
+static void
+parse_va(struct parse_result *r, va_list args)
+{
+    char *argv[64];
+    int argc = 0;
+    const char *arg;
+
+    argv[argc++] = "kernel_delay";
+    while ((arg = va_arg(args, const char *)) != NULL) {
+        if (argc >= (int) KD_ARRAY_SIZE(argv) - 1) {
+            abort();
+        }
+        argv[argc++] = (char *) arg;
+    }
+    argv[argc] = NULL;
+    parse_argv(r, argv);
+}
+
+static void
+parse_result_destroy(struct parse_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Checks that the arguments are accepted, and gives the options. */
+static void
+parse_ok_at(const char *file, int line, struct kd_options *options, ...)
+{
+    struct parse_result r;
+    va_list args;
+
+    va_start(args, options);
+    parse_va(&r, args);
+    va_end(args);
+    check_int(r.status, -1, "kd_options_parse() status", file, line);
+    check_str(r.out, "", "output", file, line);
+    check_str(r.err, "", "error output", file, line);
+    *options = r.options;
+    parse_result_destroy(&r);
+}
+
+#define PARSE_OK(OPTIONS, ...) \
+    parse_ok_at(__FILE__, __LINE__, (OPTIONS), __VA_ARGS__, (char *) NULL)
+
+/* Checks that the arguments give a usage error: exit status 2, nothing on
+ * the output, and the usage then "kernel_delay: error: MESSAGE" on the
+ * error output. */
+static void
+usage_error_at(const char *file, int line, const char *message, ...)
+{
+    struct parse_result r;
+    va_list args;
+    char *expected;
+
+    va_start(args, message);
+    parse_va(&r, args);
+    va_end(args);
+    expected = kd_xasprintf("%skernel_delay: error: %s\n", USAGE, message);
+    check_int(r.status, 2, "kd_options_parse() status", file, line);
+    check_str(r.out, "", "output", file, line);
+    check_str(r.err, expected, "error output", file, line);
+    free(expected);
+    parse_result_destroy(&r);
+}
+
+#define CHECK_USAGE_ERROR(MESSAGE, ...) \
+    usage_error_at(__FILE__, __LINE__, (MESSAGE), __VA_ARGS__, \
+                   (char *) NULL)
+
+static void
+test_options_defaults(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, NULL);
+    CHECK_UINT(o.buffer_page_count, 1024);
+    CHECK_UINT(o.sample_count, 1);
+    CHECK_DOUBLE(o.sample_interval, 0);
+    CHECK_DOUBLE(o.sample_time, 0.5);
+    CHECK_UINT(o.stack_trace_size, 4096);
+    CHECK_UINT(o.trigger_delta, 0);
+    CHECK_UINT(o.debug, 0);
+    CHECK_UINT(o.pid, 0);
+    CHECK(!o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 0);
+    CHECK(!o.skip_syscall_poll_events);
+    CHECK(!o.skip_upcall_stats);
+    CHECK(o.start_trigger == NULL);
+    CHECK(o.stop_trigger == NULL);
+
+    /* The exported defaults are the same. */
+    CHECK_UINT(kd_options_defaults.buffer_page_count, 1024);
+    CHECK_UINT(kd_options_defaults.sample_count, 1);
+    CHECK_DOUBLE(kd_options_defaults.sample_interval, 0);
+    CHECK_DOUBLE(kd_options_defaults.sample_time, 0.5);
+    CHECK_UINT(kd_options_defaults.stack_trace_size, 4096);
+    CHECK_UINT(kd_options_defaults.trigger_delta, 0);
+    CHECK_UINT(kd_options_defaults.debug, 0);
+    CHECK_UINT(kd_options_defaults.pid, 0);
+    CHECK(!kd_options_defaults.syscall_events);
+}
+
+static void
+test_options_long_and_short(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "-D", "4");
+    CHECK_UINT(o.debug, 4);
+    PARSE_OK(&o, "--debug", "5");
+    CHECK_UINT(o.debug, 5);
+    PARSE_OK(&o, "-D6");
+    CHECK_UINT(o.debug, 6);
+    PARSE_OK(&o, "--debug=7");
+    CHECK_UINT(o.debug, 7);
+
+    PARSE_OK(&o, "-p", "42");
+    CHECK_UINT(o.pid, 42);
+    PARSE_OK(&o, "--pid", "43");
+    CHECK_UINT(o.pid, 43);
+    PARSE_OK(&o, "-p44");
+    CHECK_UINT(o.pid, 44);
+    PARSE_OK(&o, "--pid=45");
+    CHECK_UINT(o.pid, 45);
+    PARSE_OK(&o, "-p", "0");
+    CHECK_UINT(o.pid, 0);
+    PARSE_OK(&o, "-p", "4194304");
+    CHECK_UINT(o.pid, 4194304);
+
+    PARSE_OK(&o, "-s", "5000");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 5000);
+    PARSE_OK(&o, "--syscall-events", "6000");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 6000);
+    PARSE_OK(&o, "-s7000");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 7000);
+    PARSE_OK(&o, "--syscall-events=8000");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 8000);
+
+    PARSE_OK(&o, "--buffer-page-count", "16");
+    CHECK_UINT(o.buffer_page_count, 16);
+    PARSE_OK(&o, "--buffer-page-count=2048");
+    CHECK_UINT(o.buffer_page_count, 2048);
+
+    PARSE_OK(&o, "--sample-count", "5");
+    CHECK_UINT(o.sample_count, 5);
+    PARSE_OK(&o, "--sample-count=100000000");
+    CHECK_UINT(o.sample_count, 100000000);
+
+    PARSE_OK(&o, "--sample-interval", "1.5");
+    CHECK_DOUBLE(o.sample_interval, 1.5);
+    PARSE_OK(&o, "--sample-interval=0");
+    CHECK_DOUBLE(o.sample_interval, 0);
+    PARSE_OK(&o, "--sample-interval", "31536000");
+    CHECK_DOUBLE(o.sample_interval, 31536000);
+
+    PARSE_OK(&o, "--sample-time", "2");
+    CHECK_DOUBLE(o.sample_time, 2);
+    PARSE_OK(&o, "--sample-time=.25");
+    CHECK_DOUBLE(o.sample_time, 0.25);
+    PARSE_OK(&o, "--sample-time", "1e1");
+    CHECK_DOUBLE(o.sample_time, 10);
+
+    PARSE_OK(&o, "--skip-syscall-poll-events");
+    CHECK(o.skip_syscall_poll_events);
+    CHECK(!o.skip_upcall_stats);
+    PARSE_OK(&o, "--skip-upcall-stats");
+    CHECK(o.skip_upcall_stats);
+    CHECK(!o.skip_syscall_poll_events);
+
+    PARSE_OK(&o, "--stack-trace-size", "0");
+    CHECK_UINT(o.stack_trace_size, 0);
+    PARSE_OK(&o, "--stack-trace-size=100");
+    CHECK_UINT(o.stack_trace_size, 100);
+
+    PARSE_OK(&o, "--start-trigger", "up#probe_a", "--stop-trigger",
+             "up#probe_b");
+    CHECK_STR(o.start_trigger, "up#probe_a");
+    CHECK_STR(o.stop_trigger, "up#probe_b");
+    PARSE_OK(&o, "--start-trigger=x=y", "--stop-trigger=");
+    CHECK_STR(o.start_trigger, "x=y");
+    CHECK_STR(o.stop_trigger, "");
+
+    PARSE_OK(&o, "--trigger-delta", "100");
+    CHECK_UINT(o.trigger_delta, 100);
+    PARSE_OK(&o, "--trigger-delta=200");
+    CHECK_UINT(o.trigger_delta, 200);
+
+    /* Everything at once; the others keep their defaults. */
+    PARSE_OK(&o, "-p", "9", "--sample-count", "3", "-s", "10",
+             "--skip-upcall-stats");
+    CHECK_UINT(o.pid, 9);
+    CHECK_UINT(o.sample_count, 3);
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 10);
+    CHECK(o.skip_upcall_stats);
+    CHECK_UINT(o.buffer_page_count, 1024);
+    CHECK_DOUBLE(o.sample_time, 0.5);
+}
+
+static void
+test_options_optional_arguments(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "-D");
+    CHECK_UINT(o.debug, 0x3f);
+    PARSE_OK(&o, "--debug");
+    CHECK_UINT(o.debug, 0x3f);
+    PARSE_OK(&o, "-D", "4");
+    CHECK_UINT(o.debug, 4);
+    /* An option after it is not its argument. */
+    PARSE_OK(&o, "-D", "-p", "3");
+    CHECK_UINT(o.debug, 0x3f);
+    CHECK_UINT(o.pid, 3);
+
+    PARSE_OK(&o, "-s");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 0);
+    PARSE_OK(&o, "--syscall-events");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 0);
+    PARSE_OK(&o, "-s", "5000");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 5000);
+    PARSE_OK(&o, "-s", "--sample-count", "2");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 0);
+    CHECK_UINT(o.sample_count, 2);
+
+    PARSE_OK(&o, "--trigger-delta");
+    CHECK_UINT(o.trigger_delta, 0);
+    PARSE_OK(&o, "--trigger-delta", "-p", "5");
+    CHECK_UINT(o.trigger_delta, 0);
+    CHECK_UINT(o.pid, 5);
+}
+
+static void
+test_options_abbreviations(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "--sample-t", "2");
+    CHECK_DOUBLE(o.sample_time, 2);
+    CHECK_UINT(o.sample_count, 1);
+    PARSE_OK(&o, "--sample-c=3");
+    CHECK_UINT(o.sample_count, 3);
+    PARSE_OK(&o, "--sample-i", "4");
+    CHECK_DOUBLE(o.sample_interval, 4);
+    PARSE_OK(&o, "--pi", "9");
+    CHECK_UINT(o.pid, 9);
+    PARSE_OK(&o, "--deb");
+    CHECK_UINT(o.debug, 0x3f);
+    PARSE_OK(&o, "--skip-s");
+    CHECK(o.skip_syscall_poll_events);
+    CHECK(!o.skip_upcall_stats);
+    PARSE_OK(&o, "--skip-u");
+    CHECK(o.skip_upcall_stats);
+    PARSE_OK(&o, "--b", "5");
+    CHECK_UINT(o.buffer_page_count, 8);
+    PARSE_OK(&o, "--stac", "7");
+    CHECK_UINT(o.stack_trace_size, 7);
+    PARSE_OK(&o, "--star", "a", "--sto", "b");
+    CHECK_STR(o.start_trigger, "a");
+    CHECK_STR(o.stop_trigger, "b");
+    PARSE_OK(&o, "--t", "6");
+    CHECK_UINT(o.trigger_delta, 6);
+
+    CHECK_USAGE_ERROR("ambiguous option: --sample could match "
+                      "--sample-count, --sample-interval, --sample-time",
+                      "--sample", "2");
+    CHECK_USAGE_ERROR("ambiguous option: --st could match "
+                      "--stack-trace-size, --start-trigger, "
+                      "--stop-trigger", "--st", "2");
+    CHECK_USAGE_ERROR("ambiguous option: --skip could match "
+                      "--skip-syscall-poll-events, --skip-upcall-stats",
+                      "--skip");
+}
+
+static void
+test_options_buffer_page_count(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "--buffer-page-count", "1000");
+    CHECK_UINT(o.buffer_page_count, 1024);
+    PARSE_OK(&o, "--buffer-page-count", "0");
+    CHECK_UINT(o.buffer_page_count, 1);
+    PARSE_OK(&o, "--buffer-page-count", "1024");
+    CHECK_UINT(o.buffer_page_count, 1024);
+    PARSE_OK(&o, "--buffer-page-count", "1025");
+    CHECK_UINT(o.buffer_page_count, 2048);
+    PARSE_OK(&o, "--buffer-page-count", "1");
+    CHECK_UINT(o.buffer_page_count, 1);
+    PARSE_OK(&o, "--buffer-page-count", "3");
+    CHECK_UINT(o.buffer_page_count, 4);
+    PARSE_OK(&o, "--buffer-page-count", "1048576");
+    CHECK_UINT(o.buffer_page_count, 1048576);
+}
+
+static void
+test_options_bad_integers(void)
+{
+    CHECK_USAGE_ERROR("argument -p/--pid: must be positive", "-p", "-1");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be positive", "--pid=-7");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer",
+                      "-p", "abc");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer",
+                      "-p", "1.5");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer",
+                      "-p", "12abc");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer", "--pid=");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer",
+                      "-p", "0x10");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be at most 4194304",
+                      "-p", "4194305");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be at most 4194304",
+                      "-p", "99999999999999999999999");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer",
+                      "-p", "99999999999999999999999x");
+
+    CHECK_USAGE_ERROR("argument --sample-count: must be nonzero",
+                      "--sample-count", "0");
+    CHECK_USAGE_ERROR("argument --sample-count: must be nonzero",
+                      "--sample-count", "000");
+    CHECK_USAGE_ERROR("argument --sample-count: must be positive",
+                      "--sample-count", "-3");
+    CHECK_USAGE_ERROR("argument --sample-count: must be at most "
+                      "100000000", "--sample-count", "100000001");
+    CHECK_USAGE_ERROR("argument --sample-count: must be an integer",
+                      "--sample-count", "many");
+
+    CHECK_USAGE_ERROR("argument --buffer-page-count: must be at most "
+                      "1048576", "--buffer-page-count", "1048577");
+    CHECK_USAGE_ERROR("argument --buffer-page-count: must be positive",
+                      "--buffer-page-count", "-1");
+    CHECK_USAGE_ERROR("argument --stack-trace-size: must be at most "
+                      "1048576", "--stack-trace-size",
+                      "99999999999999999999999");
+    CHECK_USAGE_ERROR("argument --trigger-delta: must be an integer",
+                      "--trigger-delta", "abc");
+    CHECK_USAGE_ERROR("argument --trigger-delta: must be positive",
+                      "--trigger-delta", "-1");
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: must be positive",
+                      "-s", "-5");
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: must be an integer",
+                      "-s", "fast");
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: must be at most "
+                      "9223372036854775807", "-s",
+                      "18446744073709551615");
+    CHECK_USAGE_ERROR("argument -D/--debug: must be at most 255",
+                      "-D", "256");
+}
+
+static void
+test_options_bad_floats(void)
+{
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: 'abc'",
+                      "--sample-time", "abc");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: 'nan'",
+                      "--sample-time", "nan");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: 'NaN'",
+                      "--sample-time", "NaN");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: 'inf'",
+                      "--sample-time", "inf");
+    CHECK_USAGE_ERROR("argument --sample-interval: invalid float value: "
+                      "'-inf'", "--sample-interval=-inf");
+    /* "-inf" is no negative number to argparse, so it is an option. */
+    CHECK_USAGE_ERROR("argument --sample-interval: expected one argument",
+                      "--sample-interval", "-inf");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: "
+                      "'0x1p3'", "--sample-time", "0x1p3");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: ''",
+                      "--sample-time=");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: '1e'",
+                      "--sample-time", "1e");
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: "
+                      "'1,5'", "--sample-time", "1,5");
+
+    CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
+                      "at most 31536000 seconds", "--sample-time", "-1");
+    CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
+                      "at most 31536000 seconds", "--sample-time", "0");
+    CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
+                      "at most 31536000 seconds", "--sample-time",
+                      "1e999");
+    CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
+                      "at most 31536000 seconds", "--sample-time",
+                      "31536000.5");
+    CHECK_USAGE_ERROR("argument --sample-interval: must be 0 or more and "
+                      "at most 31536000 seconds", "--sample-interval",
+                      "-0.5");
+    CHECK_USAGE_ERROR("argument --sample-interval: must be 0 or more and "
+                      "at most 31536000 seconds", "--sample-interval",
+                      "31536001");
+}
+
+static void
+test_options_missing_argument(void)
+{
+    CHECK_USAGE_ERROR("argument -p/--pid: expected one argument", "-p");
+    CHECK_USAGE_ERROR("argument -p/--pid: expected one argument",
+                      "--pid");
+    CHECK_USAGE_ERROR("argument -p/--pid: expected one argument",
+                      "-p", "-s");
+    CHECK_USAGE_ERROR("argument --sample-time: expected one argument",
+                      "--sample-time", "--skip-upcall-stats");
+    CHECK_USAGE_ERROR("argument --start-trigger: expected one argument",
+                      "--start-trigger");
+    CHECK_USAGE_ERROR("argument --buffer-page-count: expected one "
+                      "argument", "-s", "--buffer-page-count");
+}
+
+static void
+test_options_unrecognized(void)
+{
+    CHECK_USAGE_ERROR("unrecognized arguments: --bogus", "--bogus");
+    CHECK_USAGE_ERROR("unrecognized arguments: --bogus=3", "--bogus=3");
+    CHECK_USAGE_ERROR("unrecognized arguments: -x", "-x");
+    CHECK_USAGE_ERROR("unrecognized arguments: foo", "foo");
+    CHECK_USAGE_ERROR("unrecognized arguments: foo", "-p", "5", "foo");
+    CHECK_USAGE_ERROR("unrecognized arguments: -", "-");
+    CHECK_USAGE_ERROR("argument -h/--help: ignored explicit argument 'x'",
+                      "--help=x");
+    CHECK_USAGE_ERROR("argument --skip-upcall-stats: ignored explicit "
+                      "argument '1'", "--skip-upcall-stats=1");
+}
+
+static void
+test_options_help(void)
+{
+    static const char *const helps[] = { "--help", "-h", "--he" };
+
+    for (size_t i = 0; i < KD_ARRAY_SIZE(helps); i++) {
+        char *argv[] = { "kernel_delay", (char *) helps[i], NULL };
+        struct parse_result r;
+
+        parse_argv(&r, argv);
+        CHECK_INT(r.status, 0);
+        CHECK_STR(r.err, "");
+        CHECK(!strncmp(r.out, USAGE, strlen(USAGE)));
+        CHECK_CONTAINS(r.out, "\n  -h, --help            show this "
+                       "help message and exit\n");
+        CHECK_CONTAINS(r.out, "\n  -p VSWITCHD_PID, --pid VSWITCHD_PID\n"
+                       "                        ovs-vswitch's PID\n");
+        CHECK_CONTAINS(r.out, "\n  --sample-count RUNS   Number of "
+                       "sample runs, default 1\n");
+        CHECK_CONTAINS(r.out, "\n  --trigger-delta [DURATION_NS]\n");
+        parse_result_destroy(&r);
+    }
+}
+
+static void
+test_options_help_first(void)
+{
+    char *argv[] = { "kernel_delay", "--help", "-p", "abc", NULL };
+    struct parse_result r;
+
+    /* argparse acts on --help as soon as it sees it. */
+    parse_argv(&r, argv);
+    CHECK_INT(r.status, 0);
+    CHECK_STR(r.err, "");
+    CHECK(!strncmp(r.out, USAGE, strlen(USAGE)));
+    parse_result_destroy(&r);
+}
+
+static void
+test_options_version(void)
+{
+    char *argv[] = { "kernel_delay", "--version", NULL };
+    struct parse_result r;
+
+    parse_argv(&r, argv);
+    CHECK_INT(r.status, 0);
+    CHECK_STR(r.err, "");
+    CHECK_STR(r.out, "kernel_delay " KD_VERSION "\n");
+    CHECK_STR(r.out, "kernel_delay 0.1.0\n");
+    /* The caller adds the libraries and the kernel features. */
+    CHECK(r.options.version);
+    parse_result_destroy(&r);
+}
+
+static void
+test_options_last_wins(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "-p", "5", "-p", "6");
+    CHECK_UINT(o.pid, 6);
+    PARSE_OK(&o, "--sample-time", "1", "--sample-time", "2.5");
+    CHECK_DOUBLE(o.sample_time, 2.5);
+    PARSE_OK(&o, "-s", "100", "-s");
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 0);
+    PARSE_OK(&o, "-D", "4", "-D");
+    CHECK_UINT(o.debug, 0x3f);
+    PARSE_OK(&o, "-D", "-D", "2");
+    CHECK_UINT(o.debug, 2);
+    PARSE_OK(&o, "--start-trigger", "a", "--start-trigger", "b");
+    CHECK_STR(o.start_trigger, "b");
+    PARSE_OK(&o, "--buffer-page-count", "5", "--buffer-page-count", "3");
+    CHECK_UINT(o.buffer_page_count, 4);
+}
+
+/* The tests from here to test_options_flag_attached() check argparse
+ * behaviours that the reference has and kd_options_parse() did not have
+ * when they were written (each checked against the reference's parser
+ * under Python 3.11). */
+
+/* argparse accepts "-p=5" as "-p 5" (the part before '=' is an option
+ * string). */
+static void
+test_options_short_equals(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "-p=5");
+    CHECK_UINT(o.pid, 5);
+    PARSE_OK(&o, "-s=100");
+    CHECK_UINT(o.syscall_events_ns, 100);
+}
+
+/* argparse collects every word it does not recognize and reports them
+ * together, after it has processed all the options. */
+static void
+test_options_unrecognized_together(void)
+{
+    char *argv[] = { "kernel_delay", "foo", "--help", NULL };
+    struct parse_result r;
+
+    CHECK_USAGE_ERROR("unrecognized arguments: foo bar", "foo", "bar");
+    CHECK_USAGE_ERROR("unrecognized arguments: --bogus 3", "--bogus", "3");
+    CHECK_USAGE_ERROR("unrecognized arguments: foo -x", "foo", "-p", "1",
+                      "-x");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer",
+                      "foo", "-p", "abc");
+
+    parse_argv(&r, argv);
+    CHECK_INT(r.status, 0);
+    CHECK_STR(r.err, "");
+    CHECK(!strncmp(r.out, USAGE, strlen(USAGE)));
+    parse_result_destroy(&r);
+}
+
+/* In the ambiguous-option error argparse names the whole word. */
+static void
+test_options_ambiguous_with_value(void)
+{
+    CHECK_USAGE_ERROR("ambiguous option: --sample=2 could match "
+                      "--sample-count, --sample-interval, --sample-time",
+                      "--sample=2");
+}
+
+/* -D has the reference's type=int, whose error argparse words itself. */
+static void
+test_options_debug_invalid_int(void)
+{
+    CHECK_USAGE_ERROR("argument -D/--debug: invalid int value: 'abc'",
+                      "-D", "abc");
+    CHECK_USAGE_ERROR("argument -D/--debug: invalid int value: '1.5'",
+                      "--debug=1.5");
+}
+
+/* int("-0") is 0 in Python: neither negative nor out of range. */
+static void
+test_options_minus_zero(void)
+{
+    struct kd_options o;
+    uint64_t u = 99;
+
+    PARSE_OK(&o, "-p", "-0");
+    CHECK_UINT(o.pid, 0);
+    CHECK_USAGE_ERROR("argument --sample-count: must be nonzero",
+                      "--sample-count", "-0");
+    CHECK_INT(kd_parse_u64("-0", 0, 10, &u), 0);
+    CHECK_UINT(u, 0);
+}
+
+/* float("1e-400") is 0.0 in Python, a valid --sample-interval. */
+static void
+test_options_float_underflow(void)
+{
+    struct kd_options o;
+    double d = 99;
+
+    PARSE_OK(&o, "--sample-interval", "1e-400");
+    CHECK_DOUBLE(o.sample_interval, 0);
+    CHECK_INT(kd_parse_seconds("1e-400", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 0);
+}
+
+/* argparse takes a word starting with '-' as an option's argument only
+ * when it matches '^-\d+$|^-\d*\.\d+$' (a negative number). */
+static void
+test_options_negative_number_rule(void)
+{
+    CHECK_USAGE_ERROR("argument --sample-time: expected one argument",
+                      "--sample-time", "-1e5");
+    CHECK_USAGE_ERROR("argument -p/--pid: expected one argument",
+                      "-p", "-5x");
+    CHECK_USAGE_ERROR("argument --sample-interval: expected one argument",
+                      "--sample-interval", "-1.");
+    /* Negative numbers proper are arguments. */
+    CHECK_USAGE_ERROR("argument --sample-interval: must be 0 or more and "
+                      "at most 31536000 seconds", "--sample-interval",
+                      "-.5");
+    CHECK_USAGE_ERROR("argument -p/--pid: must be positive", "-p", "-12");
+}
+
+/* argparse: a flag with characters attached that are no option. */
+static void
+test_options_flag_attached(void)
+{
+    CHECK_USAGE_ERROR("argument -h/--help: ignored explicit argument 'foo'",
+                      "-hfoo");
+}
+
+static void
+test_parse_u64(void)
+{
+    uint64_t u;
+
+    u = 99;
+    CHECK_INT(kd_parse_u64("0", 0, 10, &u), 0);
+    CHECK_UINT(u, 0);
+    CHECK_INT(kd_parse_u64("10", 0, 10, &u), 0);
+    CHECK_UINT(u, 10);
+    CHECK_INT(kd_parse_u64("+7", 0, 10, &u), 0);
+    CHECK_UINT(u, 7);
+    CHECK_INT(kd_parse_u64("007", 0, 10, &u), 0);
+    CHECK_UINT(u, 7);
+    CHECK_INT(kd_parse_u64("18446744073709551615", 0, UINT64_MAX, &u), 0);
+    CHECK_UINT(u, UINT64_MAX);
+    CHECK_INT(kd_parse_u64("18446744073709551614", 0, UINT64_MAX, &u), 0);
+    CHECK_UINT(u, UINT64_MAX - 1);
+
+    CHECK_INT(kd_parse_u64("11", 0, 10, &u), ERANGE);
+    CHECK_INT(kd_parse_u64("4", 5, 10, &u), ERANGE);
+    CHECK_INT(kd_parse_u64("-5", 0, 10, &u), ERANGE);
+    CHECK_INT(kd_parse_u64("18446744073709551616", 0, UINT64_MAX, &u),
+              ERANGE);
+    CHECK_INT(kd_parse_u64("99999999999999999999999", 0, UINT64_MAX, &u),
+              ERANGE);
+
+    CHECK_INT(kd_parse_u64("", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("+", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("-", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("++5", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("-5x", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("5x", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64(" 5", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("5 ", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("0x10", 0, 100, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("1.0", 0, 10, &u), EINVAL);
+    CHECK_INT(kd_parse_u64("99999999999999999999999x", 0, UINT64_MAX, &u),
+              EINVAL);
+}
+
+static void
+test_parse_seconds(void)
+{
+    double d;
+
+    d = 99;
+    CHECK_INT(kd_parse_seconds("0.5", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 0.5);
+    CHECK_INT(kd_parse_seconds("1e3", 0, 1e6, &d), 0);
+    CHECK_DOUBLE(d, 1000);
+    CHECK_INT(kd_parse_seconds("1E-1", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 0.1);
+    CHECK_INT(kd_parse_seconds(".5", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 0.5);
+    CHECK_INT(kd_parse_seconds("5.", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 5);
+    CHECK_INT(kd_parse_seconds("+2", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 2);
+    CHECK_INT(kd_parse_seconds("0", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 0);
+    CHECK_INT(kd_parse_seconds("10", 0, 10, &d), 0);
+    CHECK_DOUBLE(d, 10);
+    CHECK_INT(kd_parse_seconds("1e-9", 1e-9, 10, &d), 0);
+    CHECK_DOUBLE(d, 1e-9);
+
+    CHECK_INT(kd_parse_seconds("-1", 0, 10, &d), ERANGE);
+    CHECK_INT(kd_parse_seconds("10.5", 0, 10, &d), ERANGE);
+    CHECK_INT(kd_parse_seconds("0", 1e-9, 10, &d), ERANGE);
+    CHECK_INT(kd_parse_seconds("1e999", 0, 1e9, &d), ERANGE);
+    CHECK_INT(kd_parse_seconds("-1e999", 0, 1e9, &d), ERANGE);
+
+    CHECK_INT(kd_parse_seconds("", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds(".", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("e5", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("1e", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("1-2", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("nan", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("NAN", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("inf", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("infinity", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("0x1", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("0x1p3", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds(" 1", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("1 ", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("1,5", 0, 10, &d), EINVAL);
+    CHECK_INT(kd_parse_seconds("abc", 0, 10, &d), EINVAL);
+}
+
+static void
+test_next_power_of_two(void)
+{
+    CHECK_UINT(kd_next_power_of_two(0), 1);
+    CHECK_UINT(kd_next_power_of_two(1), 1);
+    CHECK_UINT(kd_next_power_of_two(2), 2);
+    CHECK_UINT(kd_next_power_of_two(3), 4);
+    CHECK_UINT(kd_next_power_of_two(5), 8);
+    CHECK_UINT(kd_next_power_of_two(1000), 1024);
+    CHECK_UINT(kd_next_power_of_two(1023), 1024);
+    CHECK_UINT(kd_next_power_of_two(1024), 1024);
+    CHECK_UINT(kd_next_power_of_two(1025), 2048);
+    CHECK_UINT(kd_next_power_of_two(1u << 20), 1u << 20);
+    CHECK_UINT(kd_next_power_of_two((1u << 20) + 1), 1u << 21);
+    CHECK_UINT(kd_next_power_of_two(1u << 31), 1u << 31);
+}
+
+static void
+test_options_max_threads(void)
+{
+    struct kd_options o;
+
+    CHECK_UINT(kd_options_defaults.max_threads, 8192);
+    PARSE_OK(&o, "--max-threads", "100000", NULL);
+    CHECK_UINT(o.max_threads, 100000);
+    PARSE_OK(&o, "--max-t=64", NULL);
+    CHECK_UINT(o.max_threads, 64);
+    CHECK_USAGE_ERROR("argument --max-threads: must be at least 64",
+                      "--max-threads", "63", NULL);
+    CHECK_USAGE_ERROR("argument --max-threads: must be at most 1048576",
+                      "--max-threads", "1048577", NULL);
+}
+
+static void
+test_options_ours(void)
+{
+    struct kd_options o;
+
+    /* Prefixes the reference accepts keep their meaning. */
+    PARSE_OK(&o, "--t", "6", NULL);
+    CHECK_UINT(o.trigger_delta, 6);
+    PARSE_OK(&o, "--th", "^handler", "--ti", "1,22,333", NULL);
+    CHECK_STR(o.thread_regex, "^handler");
+    CHECK_UINT(o.n_tids, 3);
+    if (o.n_tids == 3) {
+        CHECK_UINT(o.tids[0], 1);
+        CHECK_UINT(o.tids[2], 333);
+    }
+    kd_options_destroy(&o);
+    PARSE_OK(&o, "--summary", "--json", "--histogram", "--list-probes",
+             NULL);
+    CHECK(o.summary && o.json && o.histogram && o.list_probes);
+    CHECK_USAGE_ERROR("argument --thread: invalid regular expression: "
+                      "Unmatched ( or \\(", "--thread", "(", NULL);
+    CHECK_USAGE_ERROR("argument --tid: must be a comma-separated list of "
+                      "thread ids", "--tid", "1,,2", NULL);
+    CHECK_USAGE_ERROR("argument --tid: must be an integer", "--tid", "1,x",
+                      NULL);
+    CHECK_USAGE_ERROR("argument --tid: must be nonzero", "--tid", "0",
+                      NULL);
+    CHECK_USAGE_ERROR("ambiguous option: --s could match --syscall-events, "
+                      "--sample-count, --sample-interval, --sample-time, "
+                      "--skip-syscall-poll-events, --skip-upcall-stats, "
+                      "--stack-trace-size, --start-trigger, --stop-trigger, "
+                      "--summary", "--s", "1", NULL);
+}
+
+static const struct test tests[] = {
+    TEST(test_options_defaults),
+    TEST(test_options_long_and_short),
+    TEST(test_options_optional_arguments),
+    TEST(test_options_abbreviations),
+    TEST(test_options_buffer_page_count),
+    TEST(test_options_bad_integers),
+    TEST(test_options_bad_floats),
+    TEST(test_options_missing_argument),
+    TEST(test_options_unrecognized),
+    TEST(test_options_help),
+    TEST(test_options_help_first),
+    TEST(test_options_version),
+    TEST(test_options_last_wins),
+    TEST(test_options_short_equals),
+    TEST(test_options_unrecognized_together),
+    TEST(test_options_ambiguous_with_value),
+    TEST(test_options_debug_invalid_int),
+    TEST(test_options_minus_zero),
+    TEST(test_options_float_underflow),
+    TEST(test_options_negative_number_rule),
+    TEST(test_options_flag_attached),
+    TEST(test_parse_u64),
+    TEST(test_parse_seconds),
+    TEST(test_next_power_of_two),
+    TEST(test_options_max_threads),
+    TEST(test_options_ours),
+};
+
+CHECK_SUITE(options, tests)
