@@ -38,8 +38,8 @@ test_capture_source_headers(void)
     char *error, *text = NULL;
 
     CHECK_INT(kd_layout_init(&l, true, &error), 0);
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 1234, &l, NULL, false, &text,
-                                &error), 0);
+    CHECK_INT(kd_capture_source(&kd_options_defaults, 1234, &l, NULL, false,
+                                &text, &error), 0);
     if (!CHECK(text != NULL)) {
         free(error);
         return;
@@ -86,8 +86,8 @@ test_capture_source_btf(void)
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "120");
     snprintf(l.regs_rc, sizeof l.regs_rc, "80");
 
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 4321, &l, NULL, false, &text,
-                                &error), 0);
+    CHECK_INT(kd_capture_source(&kd_options_defaults, 4321, &l, NULL, false,
+                                &text, &error), 0);
     CHECK(error == NULL);
     if (!CHECK(text != NULL)) {
         return;
@@ -130,8 +130,8 @@ test_capture_source_values_verbatim(void)
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "3");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "4");
     snprintf(l.regs_rc, sizeof l.regs_rc, "5");
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 1, &l, NULL, false, &text,
-                                &error), 0);
+    CHECK_INT(kd_capture_source(&kd_options_defaults, 1, &l, NULL, false,
+                                &text, &error), 0);
     CHECK_CONTAINS(text, "\n/* @TGID@ */\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_PID     @OFF_TASK_TGID@\n");
     free(text);
