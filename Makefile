@@ -63,7 +63,6 @@ UNIT_KERNEL = tests/unit/kernel_units
 UNIT_TESTS = $(UNIT_CORE) $(UNIT_KERNEL)
 # What the kernel-free programs link: no libbcc, no libbpf.
 LDLIBS_CORE = -lm $(LDLIBS)
-RENDER_TESTS = tests/test_render
 KERNEL_TESTS = tests/test_kernel
 
 # Every object depends on the headers it includes, as the compiler lists
@@ -113,10 +112,6 @@ $(UNIT_CORE): $(UNIT_CORE_OBJS) $(CORE_OBJS) | unit-strays
 $(UNIT_KERNEL): $(UNIT_KERNEL_OBJS) $(CORE_OBJS) $(KERNEL_OBJS) | unit-strays
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-# The reports, pure: only the kernel-free objects.
-$(RENDER_TESTS): tests/test_render.c tests/check.h $(CORE_OBJS)
-	$(CC) $(CFLAGS_ALL) -Itests $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lm
-
 # The template through the kernel: compiled, verified and run (as root).
 $(KERNEL_TESTS): tests/test_kernel.c tests/check.h $(CORE_OBJS) \
 		$(KERNEL_OBJS)
@@ -136,9 +131,8 @@ deps:
 prepare-host:
 	tools/prepare-host.sh
 
-unit: $(UNIT_TESTS) $(RENDER_TESTS)
+unit: $(UNIT_TESTS)
 	tests/unit/run
-	$(RENDER_TESTS)
 
 e2e: kernel_delay tests/workload tests/cycler
 	tests/e2e.sh ./kernel_delay
@@ -147,8 +141,8 @@ e2e: kernel_delay tests/workload tests/cycler
 check:
 	tools/install-deps.sh build test
 	tools/prepare-host.sh
-	$(MAKE) all $(UNIT_TESTS) $(RENDER_TESTS) $(KERNEL_TESTS) \
-		tests/workload tests/cycler fuzz-build
+	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload tests/cycler \
+		fuzz-build
 	tools/run-tests.sh
 
 # The kernel lane: the tests that matter per kernel, in guests booted on
@@ -186,8 +180,7 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 clean:
-	rm -rf build kernel_delay $(UNIT_TESTS) $(RENDER_TESTS) $(KERNEL_TESTS) \
-		tests/workload \
+	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload \
 		tests/cycler
 
 -include $(wildcard build/*.d build/unit/*.d)

@@ -4,8 +4,9 @@
  */
 
 /* What several files of unit tests use: the map entries of a fake sample,
- * with names given by a fake name function, and a fake /proc.  Everything
- * is static inline: each file uses what it needs. */
+ * with names given by a fake name function, a fake /proc, and a literal
+ * snapshot.  Everything is static (inline): each file uses what it
+ * needs. */
 
 #ifndef KD_TESTS_UNIT_FIXTURES_H
 #define KD_TESTS_UNIT_FIXTURES_H 1
@@ -16,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "sample.h"
+#include "snapshot.h"
 #include "util.h"
 
 /* Sample data. */
@@ -192,6 +195,67 @@ add_process(const char *root, unsigned int pid, const char *comm,
                      "TracerPid:\t0\n", comm, pid, pid);
     WRITE_STR(root, rel, s);
     free(s);
+}
+
+/* A literal snapshot, for the renderers. */
+
+/* Local time is UTC for the tests, whatever the machine's zone. */
+static inline void
+utc(void)
+{
+    setenv("TZ", "UTC", 1);
+    tzset();
+}
+
+static char kernel_frame[] = "do_sys_poll+0x1a [kernel]";
+static char user_frame[] = "main+0x10 [workload]";
+static char *kernel_frames[] = { kernel_frame };
+static char *user_frames[] = { user_frame };
+
+/* A snapshot of sample 3 of process 42: no thread statistics, two
+ * syscall events of which the second lost its user stack, one map full,
+ * one recursion miss. */
+static inline void
+make_snapshot(struct kd_snapshot *snap, struct kd_stack stacks[2],
+              struct kd_snapshot_event events[2], struct kd_miss *miss)
+{
+    memset(snap, 0, sizeof *snap);
+    utc();
+    snap->tgid = 42;
+    snap->window = (struct kd_window) {
+        .index = 3,
+        .start_ns = 1000000000,
+        .stop_ns = 3000000000,
+        .start_wall = { .tv_sec = 1700000000, .tv_nsec = 123456789 },
+        .stop_wall = { .tv_sec = 1700000002, .tv_nsec = 0 },
+    };
+    stacks[0] = (struct kd_stack) { .taken = true, .kernel = true,
+                                    .frames = kernel_frames,
+                                    .n_frames = 1 };
+    stacks[1] = (struct kd_stack) { .taken = true, .frames = user_frames,
+                                    .n_frames = 1 };
+    events[0] = (struct kd_snapshot_event) {
+        .tid = 43, .syscall = 7, .entry_ns = 1500000000,
+        .exit_ns = 1500002000, .kernel_stack_id = 0, .user_stack_id = 1,
+        .name = "handler1",
+    };
+    events[1] = (struct kd_snapshot_event) {
+        .tid = 44, .syscall = 7, .entry_ns = 1600000000,
+        .exit_ns = 1600001000, .kernel_stack_id = 0, .user_stack_id = -1,
+        .name = "bad\033]0;x\a",
+    };
+    *miss = (struct kd_miss) { .hook = "sched_switch", .count = 5 };
+    snap->with_events = snap->with_stacks = true;
+    snap->events = events;
+    snap->n_events = 2;
+    snap->stacks = stacks;
+    snap->n_stacks = 2;
+    snap->lost_stacks = 1;
+    snap->lost[KD_MAP_SYSCALLS] = 9;
+    snap->counters[KD_COUNTER_EVENTS_DROPPED] = 4;
+    snap->misses = miss;
+    snap->n_misses = 1;
+    snap->upcall_module = "openvswitch";
 }
 
 #endif /* fixtures.h */

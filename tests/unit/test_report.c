@@ -180,6 +180,18 @@ test_report_timestamp(void)
     restore_tz(saved);
 }
 
+static void
+test_format_wall_time(void)
+{
+    struct timespec ts = { .tv_sec = 1700000000, .tv_nsec = 123456789 };
+    char buf[40];
+
+    utc();
+    CHECK_STR(kd_format_wall_time(&ts, buf), "2023-11-14T22:13:20.123456");
+    ts.tv_nsec = 999;       /* Under a microsecond: no fraction. */
+    CHECK_STR(kd_format_wall_time(&ts, buf), "2023-11-14T22:13:20");
+}
+
 /* Report of a whole sample. */
 
 /* The indentation of everything under a thread's first line. */
@@ -631,6 +643,7 @@ static const struct test tests[] = {
     TEST(test_format_thousands),
     TEST(test_put_field),
     TEST(test_report_timestamp),
+    TEST(test_format_wall_time),
 #if defined(__x86_64__)
     TEST(test_report_sample),
 #endif

@@ -1,0 +1,101 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/* Unit tests of src/render_json.c: the JSON report as a pure function of
+ * a snapshot, literal snapshots in, literal JSON out. */
+
+#include <string.h>
+
+#include "render_json.h"
+#include "snapshot.h"
+#include "util.h"
+#include "check.h"
+#include "fixtures.h"
+
+static void
+test_render_json_sample(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot_event events[2];
+    struct kd_stack stacks[2];
+    struct kd_snapshot snap;
+    struct kd_miss miss;
+
+    make_snapshot(&snap, stacks, events, &miss);
+    snap.window.target_exited = true;
+    kd_render_json_sample(&ds, &snap, NULL);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "{\"version\":1,\"pid\":42,\"sample\":3,\"skipped\":false,"
+        "\"window\":{\"start\":\"2023-11-14T22:13:20.123456\","
+        "\"stop\":\"2023-11-14T22:13:22\",\"start_ns\":1000000000,"
+        "\"stop_ns\":3000000000,\"duration_ns\":2000000000,"
+        "\"start_trigger_ns\":null,\"stop_trigger_ns\":null,"
+        "\"trigger_delta_ns\":null},"
+        "\"threads\":[],\"upcalls\":null,"
+        "\"syscall_events\":["
+        "{\"tid\":43,\"name\":\"handler1\",\"syscall\":\"poll\","
+        "\"number\":7,\"entry_ns\":1500000000,\"exit_ns\":1500002000,"
+        "\"kernel_stack\":[\"do_sys_poll+0x1a [kernel]\"],"
+        "\"user_stack\":[\"main+0x10 [workload]\"]},"
+        "{\"tid\":44,\"name\":\"bad\\u001b]0;x\\u0007\",\"syscall\":\"poll\","
+        "\"number\":7,\"entry_ns\":1600000000,\"exit_ns\":1600001000,"
+        "\"kernel_stack\":[\"do_sys_poll+0x1a [kernel]\"],"
+        "\"user_stack\":null}],"
+        "\"summary\":null,"
+        "\"warnings\":{\"map_full\":{\"syscalls\":9},"
+        "\"recursion_misses\":{\"sched_switch\":5},\"lost_stacks\":1,"
+        "\"events_dropped\":4,\"triggers_missed\":0,"
+        "\"upcall_module_unloaded\":false},"
+        "\"target_exited\":true}\n");
+    kd_ds_destroy(&ds);
+}
+
+/* A skipped sample: its window and its warnings, nothing else. */
+static void
+test_render_json_skipped(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot snap;
+
+    memset(&snap, 0, sizeof snap);
+    utc();
+    snap.tgid = 7;
+    snap.window = (struct kd_window) {
+        .index = 2, .start_ns = 10, .stop_ns = 25,
+        .start_trigger_ns = 10, .stop_trigger_ns = 25, .delta_ns = 15,
+        .skipped = true,
+    };
+    snap.counters[KD_COUNTER_TRIGGERS_MISSED] = 1;
+    kd_render_json_sample(&ds, &snap, NULL);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "{\"version\":1,\"pid\":7,\"sample\":2,\"skipped\":true,"
+        "\"window\":{\"start\":\"1970-01-01T00:00:00\","
+        "\"stop\":\"1970-01-01T00:00:00\",\"start_ns\":10,\"stop_ns\":25,"
+        "\"duration_ns\":15,\"start_trigger_ns\":10,\"stop_trigger_ns\":25,"
+        "\"trigger_delta_ns\":15},"
+        "\"warnings\":{\"map_full\":{},\"recursion_misses\":{},"
+        "\"lost_stacks\":0,\"events_dropped\":0,\"triggers_missed\":1,"
+        "\"upcall_module_unloaded\":false}}\n");
+    kd_ds_destroy(&ds);
+}
+
+static void
+test_render_json_exited_waiting(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_json_exited_waiting(&ds, 42);
+    CHECK_STR(kd_ds_cstr(&ds), "{\"version\":1,\"pid\":42,"
+              "\"target_exited\":true,\"waiting_for\":\"start trigger\"}\n");
+    kd_ds_destroy(&ds);
+}
+
+static const struct test tests[] = {
+    TEST(test_render_json_sample),
+    TEST(test_render_json_skipped),
+    TEST(test_render_json_exited_waiting),
+};
+
+CHECK_SUITE(render_json, tests)
