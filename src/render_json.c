@@ -146,7 +146,6 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
 {
     const struct kd_sample *sample = &snap->sample;
-    uint64_t window_ns = snap->window.stop_ns - snap->window.start_ns;
 
     kd_render_json_head(ds, snap);
     if (snap->window.skipped) {
@@ -168,7 +167,7 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     kd_ds_put_cstr(ds, ",\"summary\":");
     if (snap->with_summary) {
         kd_report_json_summary(ds, snap->rows, sample->n_threads,
-                               window_ns);
+                               kd_window_ns(&snap->window));
     } else {
         kd_json_null(ds);
     }

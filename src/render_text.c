@@ -112,7 +112,6 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
 {
     const struct kd_sample *sample = &snap->sample;
-    uint64_t window_ns = snap->window.stop_ns - snap->window.start_ns;
 
     kd_report_sample(ds, sample);
     kd_report_upcalls(ds, sample->upcalls, sample->n_upcalls,
@@ -128,7 +127,8 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_render_text_events(ds, snap, out);
     }
     if (snap->with_summary) {
-        kd_report_summary(ds, snap->rows, sample->n_threads, window_ns);
+        kd_report_summary(ds, snap->rows, sample->n_threads,
+                          kd_window_ns(&snap->window));
     }
     kd_render_text_lost(ds, snap->lost);
     kd_render_text_misses(ds, snap);

@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,42 +328,56 @@ kd_put_hist(struct kd_ds *ds, const struct kd_thread *t, uint32_t what,
     }
 }
 
+/* The sections of the statistics a thread has one of, in the
+ * reference's order: the first number column is the total, or the
+ * average for LONG POLL; MIN is there or not; a histogram follows with
+ * --histogram. */
+static const struct kd_stat_section {
+    const char *title;
+    const char *header;
+    size_t stat;                /* Offset of the kd_stat pointer. */
+    bool average;
+    bool min;
+    int64_t hist;               /* Histogram 'what', or -1. */
+} kd_stat_sections[] = {
+    { "[LONG POLL STATISTICS]",
+      "COUNT             AVERAGE ns            MIN ns            MAX ns",
+      offsetof(struct kd_thread, poll), true, true, -1 },
+    { "[THREAD RUN STATISTICS]",
+      "SCHED_CNT           TOTAL ns            MIN ns            MAX ns",
+      offsetof(struct kd_thread, run), false, true, KD_HIST_RUN },
+    { "[THREAD READY STATISTICS]",
+      "SCHED_CNT           TOTAL ns            MAX ns",
+      offsetof(struct kd_thread, ready), false, false, KD_HIST_READY },
+    { "[THREAD STOPPED STATISTICS]",
+      "STOP_CNT            TOTAL ns            MAX ns",
+      offsetof(struct kd_thread, stop), false, false, -1 },
+};
+
 static void
 kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
 {
-    if (t->poll) {
-        uint64_t v[3] = { t->poll->total_ns / t->poll->count,
-                          t->poll->min_ns, t->poll->max_ns };
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_stat_sections); i++) {
+        const struct kd_stat_section *sec = &kd_stat_sections[i];
+        const struct kd_stat *st
+            = *(const struct kd_stat *const *) ((const char *) t
+                                                + sec->stat);
+        uint64_t v[3];
+        size_t n = 0;
 
-        kd_put_section(ds, "[LONG POLL STATISTICS]",
-                       "COUNT             AVERAGE ns            MIN ns"
-                       "            MAX ns");
-        kd_put_counts(ds, t->poll->count, v, 3);
-    }
-    if (t->run) {
-        uint64_t v[3] = { t->run->total_ns, t->run->min_ns,
-                          t->run->max_ns };
-
-        kd_put_section(ds, "[THREAD RUN STATISTICS]",
-                       "SCHED_CNT           TOTAL ns            MIN ns"
-                       "            MAX ns");
-        kd_put_counts(ds, t->run->count, v, 3);
-        kd_put_hist(ds, t, KD_HIST_RUN, t->run->max_ns);
-    }
-    if (t->ready) {
-        uint64_t v[2] = { t->ready->total_ns, t->ready->max_ns };
-
-        kd_put_section(ds, "[THREAD READY STATISTICS]",
-                       "SCHED_CNT           TOTAL ns            MAX ns");
-        kd_put_counts(ds, t->ready->count, v, 2);
-        kd_put_hist(ds, t, KD_HIST_READY, t->ready->max_ns);
-    }
-    if (t->stop) {
-        uint64_t v[2] = { t->stop->total_ns, t->stop->max_ns };
-
-        kd_put_section(ds, "[THREAD STOPPED STATISTICS]",
-                       "STOP_CNT            TOTAL ns            MAX ns");
-        kd_put_counts(ds, t->stop->count, v, 2);
+        if (!st) {
+            continue;
+        }
+        v[n++] = sec->average ? st->total_ns / st->count : st->total_ns;
+        if (sec->min) {
+            v[n++] = st->min_ns;
+        }
+        v[n++] = st->max_ns;
+        kd_put_section(ds, sec->title, sec->header);
+        kd_put_counts(ds, st->count, v, n);
+        if (sec->hist >= 0) {
+            kd_put_hist(ds, t, sec->hist, st->max_ns);
+        }
     }
 }
 
@@ -382,6 +397,21 @@ kd_softirq_name(uint32_t vec, char *buf, size_t size)
     return buf;
 }
 
+/* The COUNT, TOTAL ns and MAX ns columns of an interrupt's 'stat', added
+ * to the totals. */
+static void
+kd_put_irq_stat(struct kd_ds *ds, const struct kd_stat *stat,
+                uint64_t *total_count, uint64_t *total_ns)
+{
+    kd_ds_put_format(ds, "%10" PRIu64 "  ", stat->count);
+    kd_put_num(ds, stat->total_ns, 16);
+    kd_ds_put_cstr(ds, "  ");
+    kd_put_num(ds, stat->max_ns, 16);
+    kd_ds_put_char(ds, '\n');
+    *total_count += stat->count;
+    *total_ns += stat->total_ns;
+}
+
 static void
 kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
 {
@@ -399,13 +429,8 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
         snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
         kd_ds_put_cstr(ds, KD_INDENT);
         kd_put_field(ds, name, 20, true, true);
-        kd_ds_put_format(ds, "  %10" PRIu64 "  ", e->stat.count);
-        kd_put_num(ds, e->stat.total_ns, 16);
         kd_ds_put_cstr(ds, "  ");
-        kd_put_num(ds, e->stat.max_ns, 16);
-        kd_ds_put_char(ds, '\n');
-        total_count += e->stat.count;
-        total_ns += e->stat.total_ns;
+        kd_put_irq_stat(ds, &e->stat, &total_count, &total_ns);
     }
     if (total_count) {
         kd_ds_put_format(ds, KD_INDENT "%-20s  %10" PRIu64 "  ", "TOTAL:",
@@ -427,14 +452,8 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
         kd_ds_put_cstr(ds, KD_INDENT);
         kd_put_field(ds, kd_softirq_name(e->key.vec, buf, sizeof buf), 20,
                      true, true);
-        kd_ds_put_format(ds, " %7" PRIu32 "  %10" PRIu64 "  ", e->key.vec,
-                         e->stat.count);
-        kd_put_num(ds, e->stat.total_ns, 16);
-        kd_ds_put_cstr(ds, "  ");
-        kd_put_num(ds, e->stat.max_ns, 16);
-        kd_ds_put_char(ds, '\n');
-        total_count += e->stat.count;
-        total_ns += e->stat.total_ns;
+        kd_ds_put_format(ds, " %7" PRIu32 "  ", e->key.vec);
+        kd_put_irq_stat(ds, &e->stat, &total_count, &total_ns);
     }
     if (total_count) {
         kd_ds_put_format(ds, KD_INDENT "%-20s %7s  %10" PRIu64 "  ",

@@ -38,6 +38,13 @@ struct kd_window {
     bool target_exited;             /* During the sample. */
 };
 
+/* The window's length, ns. */
+static inline uint64_t
+kd_window_ns(const struct kd_window *w)
+{
+    return w->stop_ns - w->start_ns;
+}
+
 /* One stack of the stack map: its addresses, then its formatted frames
  * (the tracing machinery's frames on top of a kernel stack left out). */
 struct kd_stack {
