@@ -84,8 +84,9 @@ kd_capture_wakeup_events(unsigned int pages)
      * 8 bytes. */
     size_t record = 8 + ((sizeof(struct kd_event) + 7) & ~(size_t) 7);
     int n_cpus = kd_possible_cpus();
-    size_t n = (size_t) pages * 4096 / 4 / record / (n_cpus > 0 ? n_cpus
-                                                                 : 1);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t n = (size_t) pages * (page > 0 ? page : 4096) / 4 / record
+               / (n_cpus > 0 ? n_cpus : 1);
 
     return n ? n : 1;
 }

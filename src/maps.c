@@ -95,9 +95,13 @@ kd_map_read_each(int fd, const struct kd_map_layout *l, size_t max,
         char *key = keys + found * l->key_size;
         int ret = prev ? bpf_get_next_key(fd, prev, key)
                        : bpf_get_first_key(fd, key, l->key_size);
+        int error = kd_bpf_error(ret);
 
-        if (ret < 0) {
+        if (error == ENOENT) {
             break;
+        } else if (error) {
+            /* Not the end of the map: an error, never a short read. */
+            return error;
         }
         prev = key;
         found++;
