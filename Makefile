@@ -123,7 +123,11 @@ tests/workload: tests/workload.c
 tests/cycler: tests/cycler.c
 	$(CC) -O2 -g $(WARNFLAGS) -pthread -o $@ $<
 
-workload: tests/workload tests/cycler
+# Injects an error in the middle of a run (e2e scenario json_error).
+tests/inject_eio.so: tests/inject_eio.c
+	$(CC) -O2 -g $(WARNFLAGS) -shared -fPIC -o $@ $< -ldl
+
+workload: tests/workload tests/cycler tests/inject_eio.so
 
 deps:
 	tools/install-deps.sh build test
@@ -134,7 +138,7 @@ prepare-host:
 unit: $(UNIT_TESTS)
 	tests/unit/run
 
-e2e: kernel_delay tests/workload tests/cycler
+e2e: kernel_delay tests/workload tests/cycler tests/inject_eio.so
 	tests/e2e.sh ./kernel_delay
 
 # The README's test command: everything, from a fresh Debian 12 machine.
@@ -142,7 +146,7 @@ check:
 	tools/install-deps.sh build test
 	tools/prepare-host.sh
 	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload tests/cycler \
-		fuzz-build
+		tests/inject_eio.so fuzz-build
 	tools/run-tests.sh
 
 # The kernel lane: the tests that matter per kernel, in guests booted on
@@ -181,6 +185,6 @@ uninstall:
 
 clean:
 	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload \
-		tests/cycler
+		tests/cycler tests/inject_eio.so
 
 -include $(wildcard build/*.d build/unit/*.d)

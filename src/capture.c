@@ -97,7 +97,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
                   bool upcalls, char **text, char **error)
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
-    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[16];
+    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[24];
     struct kd_needs needs = kd_options_needs(options);
     int poll = kd_syscall_nr("poll");
     char *body;
