@@ -82,8 +82,11 @@ build/syscall_table.h: tools/gen-syscall-table.sh | build
 
 build/syscalls.o: build/syscall_table.h
 
-build/%.o: src/%.c | build
+# An object without its .d file (built before -MMD, or by hand) is built
+# again: the .d file's empty rule makes it count as new.
+build/%.o: src/%.c build/%.d | build
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c $< -o $@
+
 
 build/template_data.o: src/template_data.S bpf_templates/kernel_delay.bpf.c \
 		bpf_templates/kd_abi.h | build
@@ -96,8 +99,15 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 build/unit:
 	mkdir -p $@
 
-build/unit/%.o: tests/unit/%.c | build/unit
+build/unit/%.o: tests/unit/%.c build/unit/%.d | build/unit
 	$(CC) $(CFLAGS_ALL) -Itests $(DEPFLAGS) -c $< -o $@
+
+# The .d files, named so that make does not take them for intermediate
+# files: a missing one then rebuilds its object.
+DEP_FILES = $(patsubst %.o,%.d,build/main.o $(CORE_OBJS) \
+	$(filter-out build/template_data.o,$(KERNEL_OBJS)) \
+	$(UNIT_CORE_OBJS) $(UNIT_KERNEL_OBJS))
+$(DEP_FILES):
 
 unit-strays:
 	@if [ -n "$(UNIT_STRAYS)" ]; then \

@@ -44,6 +44,9 @@
 enum kd_counter {
     KD_COUNTER_EVENTS_DROPPED,  /* Ring buffer full. */
     KD_COUNTER_TRIGGERS_MISSED, /* Start trigger while reporting. */
+    KD_COUNTER_SWITCHES_MISSED, /* A switch in or out of a target thread
+                                 * that the sched_switch program did not
+                                 * see (see struct kd_tstate). */
     KD_N_COUNTERS
 };
 
@@ -79,7 +82,15 @@ enum kd_full_map {
 #define KD_IRQ_NAME_LEN     32
 #define KD_COMM_LEN         16
 
-/* Per thread: start times of the intervals in progress (map tstate). */
+/* kd_tstate's flags. */
+#define KD_TSTATE_SWITCHED  1   /* The thread switched in or out. */
+
+/* Per thread: start times of the intervals in progress (map tstate).
+ * sched_switch sets run_ts when the thread switches in and clears it when
+ * it switches out, so a switch out without run_ts (once the thread
+ * switched in or out in the sample: before that, it may have been running
+ * when the sample started), or a switch in with run_ts, means a switch the
+ * program did not see. */
 struct kd_tstate {
     KD_U64 syscall_ts;
     KD_U64 poll_ts;
@@ -89,7 +100,7 @@ struct kd_tstate {
     KD_U64 hardirq_ts;
     KD_U64 softirq_ts;
     KD_U32 softirq_vec;
-    KD_U32 pad;
+    KD_U32 flags;           /* KD_TSTATE_*. */
     char hardirq_name[KD_IRQ_NAME_LEN];
 };
 

@@ -405,7 +405,11 @@ RAW_TRACEPOINT_PROBE(sched_switch)
                 }
                 kd_hist_add(tid, KD_HIST_RUN, now - st->run_ts);
                 st->run_ts = 0;
+            } else if (st->flags & KD_TSTATE_SWITCHED) {
+                /* Its switch in was not seen. */
+                counters.increment(KD_COUNTER_SWITCHES_MISSED);
             }
+            st->flags |= KD_TSTATE_SWITCHED;
         }
     }
 
@@ -422,6 +426,11 @@ RAW_TRACEPOINT_PROBE(sched_switch)
                 kd_hist_add(tid, KD_HIST_READY, now - st->ready_ts);
                 st->ready_ts = 0;
             }
+            if (st->run_ts) {
+                /* Its last switch out was not seen. */
+                counters.increment(KD_COUNTER_SWITCHES_MISSED);
+            }
+            st->flags |= KD_TSTATE_SWITCHED;
             st->run_ts = now;
         }
     }

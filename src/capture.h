@@ -51,6 +51,9 @@ struct kd_capture {
     uint64_t *misses_seen;
     uint64_t *misses;
     size_t n_misses;
+
+    /* KD_COUNTER_SWITCHES_MISSED as of the last sample. */
+    uint64_t switches_missed_seen;
 };
 
 /* How many syscall events a CPU sends before it wakes the reader up, for

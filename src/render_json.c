@@ -132,9 +132,11 @@ kd_render_json_warnings(struct kd_ds *ds, const struct kd_snapshot *snap)
         kd_json_key(ds, snap->misses[i].hook);
         kd_json_u64(ds, snap->misses[i].count);
     }
-    kd_ds_put_format(ds, "},\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
+    kd_ds_put_format(ds, "},\"switches_missed\":%" PRIu64
+                     ",\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
                      PRIu64 ",\"triggers_missed\":%" PRIu64
-                     ",\"upcall_module_unloaded\":", snap->lost_stacks,
+                     ",\"upcall_module_unloaded\":", snap->switches_missed,
+                     snap->lost_stacks,
                      snap->counters[KD_COUNTER_EVENTS_DROPPED],
                      snap->counters[KD_COUNTER_TRIGGERS_MISSED]);
     kd_json_bool(ds, snap->upcall_module_gone);

@@ -132,6 +132,14 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     }
     kd_render_text_lost(ds, snap->lost);
     kd_render_text_misses(ds, snap);
+    if (snap->switches_missed) {
+        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
+                         "not see %" PRIu64 " context switches\n#          "
+                         "of the traced threads (a thread switched out "
+                         "without having switched\n#          in, or in "
+                         "twice): the RUN and READY counts above are short "
+                         "by\n#          as many.\n", snap->switches_missed);
+    }
 }
 
 void

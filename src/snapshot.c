@@ -120,7 +120,12 @@ kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
     if (err) {
         return err;
     }
-    kd_capture_counters(capture, snap->counters);
+    if (!kd_capture_counters(capture, snap->counters)) {
+        uint64_t n = snap->counters[KD_COUNTER_SWITCHES_MISSED];
+
+        snap->switches_missed = n - capture->switches_missed_seen;
+        capture->switches_missed_seen = n;
+    }
     kd_snapshot_take_misses(snap, capture);
     snap->upcall_module = capture->upcall_module;
     snap->upcall_module_gone = capture->upcall_module_gone;

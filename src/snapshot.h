@@ -102,6 +102,7 @@ struct kd_snapshot {
     uint64_t counters[KD_N_COUNTERS];       /* Since the start. */
     struct kd_miss *misses;                 /* Non-zero ones only. */
     size_t n_misses;
+    uint64_t switches_missed;   /* This sample (KD_COUNTER_SWITCHES_MISSED). */
     const char *upcall_module;
     bool upcall_module_gone;
 };

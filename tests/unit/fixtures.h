@@ -255,6 +255,7 @@ make_snapshot(struct kd_snapshot *snap, struct kd_stack stacks[2],
     snap->counters[KD_COUNTER_EVENTS_DROPPED] = 4;
     snap->misses = miss;
     snap->n_misses = 1;
+    snap->switches_missed = 3;
     snap->upcall_module = "openvswitch";
 }
 

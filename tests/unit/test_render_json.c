@@ -45,7 +45,8 @@ test_render_json_sample(void)
         "\"user_stack\":null}],"
         "\"summary\":null,"
         "\"warnings\":{\"map_full\":{\"syscalls\":9},"
-        "\"recursion_misses\":{\"sched_switch\":5},\"lost_stacks\":1,"
+        "\"recursion_misses\":{\"sched_switch\":5},\"switches_missed\":3,"
+        "\"lost_stacks\":1,"
         "\"events_dropped\":4,\"triggers_missed\":0,"
         "\"upcall_module_unloaded\":false},"
         "\"target_exited\":true}\n");
@@ -76,6 +77,7 @@ test_render_json_skipped(void)
         "\"duration_ns\":15,\"start_trigger_ns\":10,\"stop_trigger_ns\":25,"
         "\"trigger_delta_ns\":15},"
         "\"warnings\":{\"map_full\":{},\"recursion_misses\":{},"
+        "\"switches_missed\":0,"
         "\"lost_stacks\":0,\"events_dropped\":0,\"triggers_missed\":1,"
         "\"upcall_module_unloaded\":false}}\n");
     kd_ds_destroy(&ds);
