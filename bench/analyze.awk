@@ -274,6 +274,13 @@ function ref_exit(n,    t) {
     return medv(2, n, "reference", "exit_ms")
 }
 
+# Wall time of the read and report per thread at N threads (us), "" when
+# not measured.
+function wall_per(n,    w) {
+    w = medv(2, n, "ours", "line_ms")
+    return isnum(w) ? w * 1000 / n : ""
+}
+
 # CPU time per thread at N threads (us), "" when not measured.
 function cpu_per(n,    c) {
     c = medv(2, n, "ours", "cpu_ms")
@@ -308,7 +315,7 @@ function rep_rows(n,    what, line, target, verd, re) {
         fmt(0, 1, medv(2, n, "reference", "shown")))
 }
 
-function table_2(    i, n, sizes, ns, line, c1, c) {
+function table_2(    i, n, sizes, ns, c1, c, w1) {
     ns = split("100 1000 5000 10000", sizes, " ")
     print ""
     print "2. Report time, N threads each sleeping 50 ms x max(1, N/1,000)" \
@@ -320,14 +327,18 @@ function table_2(    i, n, sizes, ns, line, c1, c) {
         rep_rows(sizes[i])
     }
     for (i = 1; i <= ns; i++) {
-        n = sizes[i]
-        line = medv(2, n, "ours", "line_ms")
-        row("  read + report per thread, " commas(n) " (us)",
-            fmt(2, 1, isnum(line) ? line * 1000 / n : ""))
+        row("  read + report per thread, " commas(sizes[i]) " (us)",
+            fmt(2, 1, wall_per(sizes[i])))
     }
     for (i = 1; i <= ns; i++) {
         row("  CPU time per thread, " commas(sizes[i]) " (us)",
             fmt(2, 1, cpu_per(sizes[i])))
+    }
+    w1 = wall_per(1000)
+    for (i = 3; i <= ns; i++) {
+        n = sizes[i]
+        row("  read + report/thread, " commas(n) " / 1,000",
+            "x" ratio(wall_per(n), w1))
     }
     c1 = cpu_per(1000)
     for (i = 3; i <= ns; i++) {
