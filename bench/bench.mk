@@ -3,9 +3,10 @@
 # Builds kernel_delay and the benchmark's own helpers (into bench/build/),
 # installs what the reference kernel_delay.py needs when it is missing,
 # prepares the host (tracefs, debugfs, kernel header links) and runs
-# bench/run.sh, which prints a table of our figures beside the reference's
-# and writes it to bench/results.txt.  The comment at the top of
-# bench/run.sh says what each figure means and how it is measured.
+# bench/run.sh, which measures, writes raw rows into a results directory
+# (bench/results/), and prints the table and the verdicts that
+# bench/analyze.sh makes of them (also written to bench/results.txt).
+# bench/README.md says what each figure means and how it is measured.
 #
 #   make bench                    everything (about six to eleven
 #                                 minutes: figure 3 runs each tool with

@@ -1,0 +1,555 @@
+# bench/analyze.awk: the one analysis step of the benchmarks.  It turns
+# the raw rows that bench/run.sh wrote into the table and the verdicts;
+# bench/analyze.sh runs it, and bench/README.md describes the rows and
+# the figures.
+#
+# Input: meta.tsv (KEY TAB VALUE: the machine, the settings of the run,
+# notes and failures), then raw.tsv (FIGURE TAB VARIANT TAB TOOL TAB RUN
+# TAB METRIC TAB VALUE, one measured value a row).  Variables (-v):
+#   metafile  the name of the meta file, to tell the two inputs apart;
+#   mode      "table" (default): print the table and the verdicts;
+#             "short": print nothing, exit 0 when a variant of figure 4
+#             has fewer than "min" quick measurements, 1 otherwise (run.sh
+#             uses it to decide whether to measure another batch).
+# Every median of the benchmarks is taken by med() below.  Written for
+# POSIX awk (mawk included).
+
+BEGIN {
+    FS = "\t"
+    # A measurement of figure 4 is quick when its page faults took at most
+    # this many times the 5th percentile of the figure's.
+    QUICK_FACTOR = 1.12
+    if (mode == "") {
+        mode = "table"
+    }
+}
+
+FILENAME == metafile {
+    M[$1] = $2
+    ML[$1, ++MN[$1]] = $2
+    next
+}
+
+NF == 6 {
+    key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $5
+    L[key] = L[key] " " $6
+    N[key]++
+    P[$1, $2, $3, $4, $5] = $6
+    if (!(($1, $2, $3, $4) in RUNSEEN)) {
+        RUNSEEN[$1, $2, $3, $4] = 1
+        RL[$1, $2, $3] = RL[$1, $2, $3] " " $4
+    }
+    if ($1 == "4") {
+        cost_row($2, $4, $5, $6)
+    }
+}
+
+# ---------------------------------------------------------------------------
+# Numbers.
+
+function isnum(x) {
+    return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/
+}
+
+# The median of a space-separated list of numbers, "" when it is empty.
+function med(list,    a, n, i, j, t) {
+    n = split(list, a, " ")
+    if (n == 0) {
+        return ""
+    }
+    for (i = 2; i <= n; i++) {
+        t = a[i] + 0
+        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) {
+            a[j + 1] = a[j]
+        }
+        a[j + 1] = t
+    }
+    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+# The largest number of a space-separated list, "" when it is empty.
+function maxof(list,    a, n, i, m) {
+    n = split(list, a, " ")
+    if (n == 0) {
+        return ""
+    }
+    m = a[1] + 0
+    for (i = 2; i <= n; i++) {
+        if (a[i] + 0 > m) {
+            m = a[i] + 0
+        }
+    }
+    return m
+}
+
+# The values of one metric, in run order, and their median.
+function vals(f, v, t, m) {
+    return L[f, v, t, m]
+}
+function medv(f, v, t, m) {
+    return med(L[f, v, t, m])
+}
+
+# ---------------------------------------------------------------------------
+# Formatting.
+
+# X times S with D decimals, or X itself when it is not a number.
+function fmt(d, s, x) {
+    if (isnum(x)) {
+        return sprintf("%." d "f", x * s)
+    }
+    return x == "" ? "-" : x
+}
+
+# An integer with thousands separators.
+function commas(x,    s, neg, out) {
+    if (!isnum(x)) {
+        return x == "" ? "-" : x
+    }
+    s = sprintf("%.0f", x)
+    neg = s ~ /^-/
+    if (neg) {
+        s = substr(s, 2)
+    }
+    out = ""
+    while (length(s) > 3) {
+        out = "," substr(s, length(s) - 2) out
+        s = substr(s, 1, length(s) - 3)
+    }
+    return (neg ? "-" : "") s out
+}
+
+function ratio(a, b) {
+    if (isnum(a) && isnum(b) && b + 0 != 0) {
+        return sprintf("%.2f", a / b)
+    }
+    return "-"
+}
+
+# One line of the table; trailing blanks removed.
+function row(a, b, c, d, e, f,    s) {
+    s = sprintf("%-44s %17s %17s %6s  %-15s %s", a, b, c, d, e, f)
+    sub(/ +$/, "", s)
+    print s
+}
+
+# verdict(OK, HAVE, WHAT): "PASS" or "FAIL" as OK says, "n/a" when a
+# figure is missing (HAVE false); recorded for the list of verdicts with
+# WHAT, which says what was checked.
+function verdict(ok, have, what,    v) {
+    v = !have ? "n/a" : ok ? "PASS" : "FAIL"
+    VERDICT[++NVERDICT] = sprintf("%-4s  %s", v, what)
+    return v
+}
+
+function want(fig) {
+    return index(M["only"], "," fig ",") > 0
+}
+
+# ---------------------------------------------------------------------------
+# Figure 4: each measurement is two rows (ns_call, ns_fault) with the same
+# variant and run.
+
+function cost_row(tag, run, metric, value,    id) {
+    id = tag SUBSEP run
+    if (!(id in CID)) {
+        CID[id] = ++NC
+        CTAG[NC] = tag
+        if (!(tag in TAGSEEN)) {
+            TAGSEEN[tag] = 1
+            TAGS[++NTAGS] = tag
+        }
+    }
+    if (metric == "ns_call") {
+        CCALL[CID[id]] = value
+    } else if (metric == "ns_fault") {
+        CFAULT[CID[id]] = value
+    }
+}
+
+# Fills QUICK[tag], ALL[tag], NQ[tag], NALL[tag] (medians of ns per call
+# over the quick measurements and over all) and QUICK_SHARE.
+function cost_figures(    i, j, t, fs, lim, q, qlist, alist, k) {
+    k = 0
+    for (i = 1; i <= NC; i++) {
+        if (isnum(CCALL[i]) && isnum(CFAULT[i])) {
+            fs[++k] = CFAULT[i] + 0
+        }
+    }
+    if (k == 0) {
+        return
+    }
+    # The quickest page faults: the 5th percentile, which one odd
+    # measurement cannot move.
+    for (i = 2; i <= k; i++) {
+        t = fs[i]
+        for (j = i - 1; j >= 1 && fs[j] > t; j--) {
+            fs[j + 1] = fs[j]
+        }
+        fs[j + 1] = t
+    }
+    lim = fs[int((k - 1) * 0.05) + 1] * QUICK_FACTOR
+    q = 0
+    for (i = 1; i <= NC; i++) {
+        if (!isnum(CCALL[i]) || !isnum(CFAULT[i])) {
+            continue
+        }
+        t = CTAG[i]
+        alist[t] = alist[t] " " CCALL[i]
+        NALL[t]++
+        if (CFAULT[i] + 0 <= lim) {
+            qlist[t] = qlist[t] " " CCALL[i]
+            NQ[t]++
+            q++
+        }
+    }
+    QUICK_SHARE = q / k
+    for (i = 1; i <= NTAGS; i++) {
+        t = TAGS[i]
+        QUICK[t] = med(qlist[t])
+        ALL[t] = med(alist[t])
+    }
+}
+
+# The cost a variant adds over the baseline ("none"), quick or all.
+function added(tag, which) {
+    if (which == "all") {
+        return isnum(ALL[tag]) && isnum(ALL["none"]) ? \
+            ALL[tag] - ALL["none"] : ""
+    }
+    return isnum(QUICK[tag]) && isnum(QUICK["none"]) ? \
+        QUICK[tag] - QUICK["none"] : ""
+}
+
+# ---------------------------------------------------------------------------
+# The table.
+
+function header(    i) {
+    print "kernel_delay benchmark, " M["date"]
+    print "machine: Linux " M["kernel"] " " M["arch"] ", " M["cpu"] \
+        ", nproc " M["nproc"] ", " M["mem_gb"] " GiB"
+    print "load before the run: CPU busy " M["busy"] "% over 1 s, load" \
+        " average " M["loadavg"] ", " M["hooks_before"] " other eBPF" \
+        " programs on the syscall hooks;"
+    print "  waited " fmt(0, 1, M["quiet_waited"]) " s in all for the" \
+        " machine to be quiet (no other tracer, CPUs < 25% busy)"
+    print "ours: " M["ours_version"] " (git " M["git_rev"] "); reference: " \
+        M["ref_name"] " on " M["py_version"] ", bcc " M["bcc_version"]
+    print "medians of " M["runs"] " runs each unless said, after an untimed" \
+        " warm-up; RATIO = ours / reference"
+    print ""
+    row("FIGURE", "OURS", "REFERENCE", "RATIO", "TARGET", "VERDICT")
+}
+
+function table_1(    os, rs, ow, rw, ot, rt) {
+    os = medv(1, "idle", "ours", "start_s")
+    rs = medv(1, "idle", "reference", "start_s")
+    ow = medv(1, "idle", "ours", "wall_s")
+    rw = medv(1, "idle", "reference", "wall_s")
+    ot = medv(1, "idle", "ours", "tail_s")
+    rt = medv(1, "idle", "reference", "tail_s")
+    print ""
+    print "1. Start-up, idle target, --sample-time 0.1 (s)"
+    row("  launch to '# Start sampling'", fmt(3, 1, os), fmt(3, 1, rs),
+        ratio(os, rs), "<= 1/3 of ref",
+        verdict(os <= rs / 3, isnum(os) && isnum(rs),
+            "1. start-up: ours " fmt(3, 1, os) " s <= 1/3 of the" \
+            " reference's " fmt(3, 1, rs) " s"))
+    row("  whole run (launch to exit)", fmt(3, 1, ow), fmt(3, 1, rw),
+        ratio(ow, rw))
+    row("  '# Sample dump' to exit, no thread", fmt(3, 1, ot),
+        fmt(3, 1, rt), ratio(ot, rt))
+}
+
+# The reference's "dump to exit" at N threads: a median, or what stopped
+# it.
+function ref_exit(n,    t) {
+    if (N[2, n, "reference", "not_run"] > 0) {
+        return "not run"
+    }
+    if (N[2, n, "reference", "timeout_s"] > 0) {
+        t = maxof(vals(2, n, "reference", "timeout_s"))
+        return isnum(t) ? "timeout >" fmt(0, 1, t) " s" : "timeout"
+    }
+    return medv(2, n, "reference", "exit_ms")
+}
+
+# Wall time of the read and report per thread at N threads (us), "" when
+# not measured.
+function wall_per(n,    w) {
+    w = medv(2, n, "ours", "line_ms")
+    return isnum(w) ? w * 1000 / n : ""
+}
+
+# CPU time per thread at N threads (us), "" when not measured.
+function cpu_per(n,    c) {
+    c = medv(2, n, "ours", "cpu_ms")
+    return isnum(c) ? c * 1000 / n : ""
+}
+
+function rep_rows(n,    what, line, target, verd, re) {
+    what = commas(n) " threads"
+    line = medv(2, n, "ours", "line_ms")
+    target = verd = ""
+    if (n == 1000) {
+        target = "< 50 ms"
+        verd = verdict(line < 50, isnum(line),
+            "2. read + report, 1,000 threads: " fmt(2, 1, line) \
+            " ms < 50 ms")
+    } else if (n == 5000) {
+        target = "< 250 ms"
+        verd = verdict(line < 250, isnum(line),
+            "2. read + report, 5,000 threads: " fmt(2, 1, line) \
+            " ms < 250 ms")
+    }
+    re = ref_exit(n)
+    row("  " what ": read + report (-D line)", fmt(2, 1, line), "n/a", "",
+        target, verd)
+    row("  " what ": its CPU time (-D line)",
+        fmt(2, 1, medv(2, n, "ours", "cpu_ms")), "n/a")
+    row("  " what ": '# Sample dump' to exit",
+        fmt(2, 1, medv(2, n, "ours", "exit_ms")), fmt(1, 1, re),
+        ratio(medv(2, n, "ours", "exit_ms"), re))
+    row("  " what ": threads in the report",
+        fmt(0, 1, medv(2, n, "ours", "shown")),
+        fmt(0, 1, medv(2, n, "reference", "shown")))
+}
+
+function table_2(    i, n, sizes, ns, c1, c, w1) {
+    ns = split("100 1000 5000 10000", sizes, " ")
+    print ""
+    print "2. Report time, N threads each sleeping 50 ms x max(1, N/1,000)" \
+        " between bursts, --sample-time max(0.5, 1.2 x that) s (ms;" \
+        " reference: " M["ref_runs_100"] " run(s) at 100, 1 at 1,000 and" \
+        " 5,000, none at 10,000; ours at 10,000 with --max-threads " \
+        M["rep_max_threads"] ")"
+    for (i = 1; i <= ns; i++) {
+        rep_rows(sizes[i])
+    }
+    for (i = 1; i <= ns; i++) {
+        row("  read + report per thread, " commas(sizes[i]) " (us)",
+            fmt(2, 1, wall_per(sizes[i])))
+    }
+    for (i = 1; i <= ns; i++) {
+        row("  CPU time per thread, " commas(sizes[i]) " (us)",
+            fmt(2, 1, cpu_per(sizes[i])))
+    }
+    w1 = wall_per(1000)
+    for (i = 3; i <= ns; i++) {
+        n = sizes[i]
+        row("  read + report/thread, " commas(n) " / 1,000",
+            "x" ratio(wall_per(n), w1))
+    }
+    c1 = cpu_per(1000)
+    for (i = 3; i <= ns; i++) {
+        n = sizes[i]
+        c = cpu_per(n)
+        row("  CPU/thread, " commas(n) " / 1,000 (x1.0: linear)",
+            "x" ratio(c, c1), "", "", "<= x1.2",
+            verdict(c <= 1.2 * c1, isnum(c) && isnum(c1),
+                "2. CPU per thread, " commas(n) " threads: " \
+                fmt(2, 1, c) " us <= 1.2 x " fmt(2, 1, c1) " us at" \
+                " 1,000 (x" ratio(c, c1) ")"))
+    }
+}
+
+# Figure 3's figures of TOOL in VARIANT, into E[...]: medians of the calls,
+# the rates (calls / seconds of each run), the events printed and the
+# events dropped; the events consumed per second; the most events any run
+# dropped and how many runs printed fewer events than calls.
+function ev_figures(v, t,    runs, a, n, i, r, calls, secs, rates, ev) {
+    delete E
+    n = split(RL[3, v, t], a, " ")
+    rates = ""
+    E["short"] = 0
+    for (i = 1; i <= n; i++) {
+        r = a[i]
+        calls = P[3, v, t, r, "calls"]
+        secs = P[3, v, t, r, "secs"]
+        ev = P[3, v, t, r, "events"]
+        if (isnum(calls) && isnum(secs) && secs + 0 > 0) {
+            rates = rates " " calls / secs
+        }
+        if (isnum(ev) && isnum(calls) && ev + 0 < calls + 0) {
+            E["short"]++
+        }
+    }
+    E["runs"] = n
+    E["rate"] = med(rates)
+    E["calls"] = medv(3, v, t, "calls")
+    E["events"] = medv(3, v, t, "events")
+    E["dropped"] = medv(3, v, t, "dropped")
+    E["maxdrop"] = maxof(vals(3, v, t, "dropped"))
+    E["consumed"] = isnum(E["events"]) && isnum(M["burst"]) ? \
+        E["events"] / M["burst"] : ""
+}
+
+# The rows of VARIANT (LABEL says what it is, SHORT names it in the
+# verdicts).
+function ev_rows(v, label, short,    o, r, na, k, sup) {
+    sup = P[3, "probe", "ours", 0, "supported"]
+    na = sup == "0" ? "not supported yet" : ""
+    ev_figures(v, "ours")
+    for (k in E) {
+        o[k] = na != "" ? "" : E[k]
+    }
+    ev_figures(v, "reference")
+    for (k in E) {
+        r[k] = E[k]
+    }
+    row("  " label ":")
+    row("    spinner rate while traced (calls/s)",
+        na != "" ? na : commas(o["rate"]), commas(r["rate"]),
+        ratio(o["rate"], r["rate"]), ">= 1.00 x ref",
+        verdict(o["rate"] >= r["rate"],
+            isnum(o["rate"]) && isnum(r["rate"]),
+            "3. " short ": spinner under ours " commas(o["rate"]) \
+            " calls/s >= under the reference " commas(r["rate"]) \
+            " (x" ratio(o["rate"], r["rate"]) ")"))
+    row("    calls made in the burst", na != "" ? na : commas(o["calls"]),
+        commas(r["calls"]))
+    row("    events printed", na != "" ? na : commas(o["events"]),
+        commas(r["events"]), ratio(o["events"], r["events"]))
+    row("    events dropped (warning), median",
+        na != "" ? na : commas(o["dropped"]), commas(r["dropped"]))
+    row("    events dropped by ours, most in a run",
+        na != "" ? na : commas(o["maxdrop"]), "", "", "0",
+        verdict(o["maxdrop"] == 0, isnum(o["maxdrop"]),
+            "3. " short ": events dropped by ours: " \
+            commas(o["maxdrop"]) " in the worst of " o["runs"] " runs"))
+    row("    runs of ours short of the calls",
+        na != "" ? na : o["short"], "", "", "0",
+        verdict(o["short"] == 0, o["runs"] > 0 && na == "",
+            "3. " short ": every call reported by ours in every run (" \
+            (o["short"] == "" ? "-" : o["short"]) " of " o["runs"] \
+            " short)"))
+    row("    events consumed/s (printed / burst)",
+        na != "" ? na : commas(o["consumed"]), commas(r["consumed"]),
+        ratio(o["consumed"], r["consumed"]))
+}
+
+function table_3() {
+    print ""
+    print "3. Syscall events, -s 0, a " M["burst"] " s getppid() burst" \
+        " (medians of " M["ev_runs"] " runs of each tool per variant," \
+        " interleaved)"
+    ev_rows("stacks-off", "without stacks (--stack-trace-size 0)",
+        "stacks off")
+    ev_rows("stacks-on", "with stacks (default --stack-trace-size)",
+        "stacks on")
+}
+
+# The rows of figure 4, over the quick measurements (WHICH "quick", with
+# the targets) or over all ("all").
+function cost_rows(ind, which,    oo, ro, ot, rt, fr, fc, ck) {
+    oo = added("ours_other", which)
+    ro = added("ref_other", which)
+    ot = added("ours_target", which)
+    rt = added("ref_target", which)
+    fr = added("floor_raw", which)
+    fc = added("floor_classic", which)
+    ck = added("check_raw", which)
+    if (which == "quick") {
+        row(ind "(a) a process that is not the target", fmt(1, 1, oo),
+            fmt(1, 1, ro), ratio(oo, ro), "<= 0.6 x ref",
+            verdict(oo <= 0.6 * ro, isnum(oo) && isnum(ro),
+                "4. added cost per syscall of another process: ours " \
+                fmt(1, 1, oo) " ns <= 0.6 x the reference's " \
+                fmt(1, 1, ro) " ns (x" ratio(oo, ro) ")"))
+    } else {
+        row(ind "(a) a process that is not the target", fmt(1, 1, oo),
+            fmt(1, 1, ro), ratio(oo, ro))
+    }
+    row(ind "(b) the target itself", fmt(1, 1, ot), fmt(1, 1, rt),
+        ratio(ot, rt))
+    row(ind "floor: 2 empty progs on the same hooks", fmt(1, 1, fr),
+        fmt(1, 1, fc), ratio(fr, fc))
+    row(ind "least pid check, 2 progs (vs ref (a))", fmt(1, 1, ck),
+        fmt(1, 1, ro), ratio(ck, ro))
+}
+
+function table_4(    oo, fr, i) {
+    cost_figures()
+    print ""
+    print "4. Added cost per getppid() syscall (ns, CPU time of abcost on" \
+        " CPU " M["spin_cpu"] "; the tools' programs taken from them, the" \
+        " variants interleaved over " M["cost_rounds"] " rounds), in the" \
+        " machine's quick spells (" fmt(0, 100, QUICK_SHARE) "% of the" \
+        " measurements)"
+    row("  baseline, nothing attached (ns/call)", fmt(1, 1, QUICK["none"]),
+        "(same)")
+    cost_rows("  ", "quick")
+    row("    (ours: raw tp sys_enter/exit; ref: classic)")
+    oo = added("ours_other", "quick")
+    fr = added("floor_raw", "quick")
+    row("  (a) / floor of the same hooks", "x" ratio(oo, fr),
+        "x" ratio(added("ref_other", "quick"),
+                  added("floor_classic", "quick")), "",
+        "<= 1.3 x floor",
+        verdict(oo <= 1.3 * fr, isnum(oo) && isnum(fr),
+            "4. added cost per syscall of another process: ours " \
+            fmt(1, 1, oo) " ns <= 1.3 x two empty programs on its hooks " \
+            fmt(1, 1, fr) " ns (x" ratio(oo, fr) ")"))
+    row("  all measurements, quick and slow spells alike:")
+    row("    baseline (ns/call)", fmt(1, 1, ALL["none"]), "(same)")
+    cost_rows("    ", "all")
+    row("  quick measurements per variant (of all)")
+    for (i = 1; i <= NTAGS; i++) {
+        row("    " TAGS[i], (NQ[TAGS[i]] + 0) " of " (NALL[TAGS[i]] + 0))
+    }
+}
+
+function table_5(    o, r) {
+    o = medv(2, 1000, "ours", "rss_kb")
+    r = medv(2, 1000, "reference", "rss_kb")
+    print ""
+    print "5. Peak memory, 0.5 s sample of 1,000 threads (max RSS, MiB;" \
+        " reference: 1 run)"
+    row("  whole run", fmt(1, 1 / 1024, o), fmt(1, 1 / 1024, r), ratio(o, r))
+}
+
+# The closing lines: the verdicts, the machine's state, notes, failures.
+function footer(    i, s) {
+    print ""
+    print "Verdicts (PASS/FAIL against the targets; n/a: not measured):"
+    for (i = 1; i <= NVERDICT; i++) {
+        print "  " VERDICT[i]
+    }
+    print ""
+    if (MN["not_quiet"] > 0) {
+        s = ""
+        for (i = 1; i <= MN["not_quiet"]; i++) {
+            s = s (i > 1 ? ", " : "") ML["not_quiet", i]
+        }
+        print "note: measured on a busy machine (CPU busy just before, other" \
+            " programs on the syscall hooks): " s "."
+    }
+    for (i = 1; i <= MN["note"]; i++) {
+        print "note: " ML["note", i]
+    }
+    for (i = 1; i <= MN["failed"]; i++) {
+        print "MEASUREMENT FAILED: " ML["failed", i]
+    }
+    if ("elapsed" in M) {
+        print "bench took " M["elapsed"] " s"
+    }
+}
+
+END {
+    if (mode == "short") {
+        cost_figures()
+        for (i = 1; i <= NTAGS; i++) {
+            if (NQ[TAGS[i]] + 0 < min + 0) {
+                exit 0
+            }
+        }
+        exit 1
+    }
+    header()
+    if (want(1)) table_1()
+    if (want(2)) table_2()
+    if (want(3)) table_3()
+    if (want(4)) table_4()
+    if (want(2) || want(5)) table_5()
+    footer()
+}
