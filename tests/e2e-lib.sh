@@ -1,9 +1,11 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2015  # "test && test || fail" is meant everywhere.
-# shellcheck disable=SC2034  # Some globals are for the scenarios in e2e.sh.
-# Helpers for tests/e2e.sh: result accounting, the workload's control
-# protocol, running kernel_delay, and parsing and checking its report.
-# Sourced by e2e.sh (bash); not meant to be run on its own.
+# shellcheck disable=SC2034  # Some globals are for the scenarios.
+# Helpers for tests/e2e.sh and the kernel lane (tests/kernels/lane.sh):
+# result accounting, the workload's control protocol, running
+# kernel_delay, and parsing and checking its text report.  Sourced (bash);
+# not meant to be run on its own.  The e2e scenarios' own helpers, --json
+# runs included, are in tests/e2e/lib.sh.
 #
 # Conventions: functions print nothing unless they are checks (PASS:/FAIL:
 # lines) or notes ("# ..." lines); results come back in globals written in
@@ -534,6 +536,8 @@ declare -A R=()
 kd_parse() {
     local k v
 
+    # The current report is text (see rep_* in tests/e2e/lib.sh).
+    REPORT_FORMAT=text
     R=()
     while read -r k v; do
         R[$k]=$v

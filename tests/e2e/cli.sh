@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2015  # "test && test || fail" is meant everywhere.
+# The command line and the target: bad options, a PID that names no
+# process, not root (no capture; their messages are what is checked), a
+# thread id given as -p (tid_as_pid), --list-probes, and finding
+# ovs-vswitchd without -p (autodetect, which stops the main workload
+# instance, so it runs last).  Runs that capture read --json with jq.
+# Sourced by tests/e2e.sh.
+
+scenario_bad_options() {
+    local args opt tag i=0
+
+    for args in "--sample-count 0:--sample-count" \
+                "--sample-time abc:--sample-time" \
+                "-p -1:-p/--pid"; do
+        opt=${args#*:}
+        args=${args%%:*}
+        tag="bad option '$args'"
+        i=$((i + 1))
+        # shellcheck disable=SC2086
+        run_sync "badopt$i" "$KD" $args
+        check_eq "$tag: exit status" 2 "$RUN_RC"
+        check_error_line "$tag: usage on stderr" "$RUN_ERR" '^usage: '
+        check_error_line "$tag: error on stderr" "$RUN_ERR" \
+                         "^kernel_delay: error: argument $opt: "
+        check_eq "$tag: nothing on stdout" "" "$(head -c 200 "$RUN_OUT")"
+    done
+}
+
+scenario_no_such_pid() {
+    local pid tag="no such PID"
+
+    pid=$(($(cat /proc/sys/kernel/pid_max) - 1))
+    while [[ -e /proc/$pid ]]; do
+        pid=$((pid - 1))
+    done
+    run_sync nopid "$KD" -p "$pid" --sample-time 0.1
+    check_eq "$tag $pid: exit status" 69 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
+    check_bpf_released "$tag"
+}
+
+scenario_not_root() {
+    local tag="not root"
+
+    run_sync notroot setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$KD" -p "${WL_PID[main]}" --sample-time 0.1
+    check_eq "$tag: exit status" 77 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" \
+                     '^ERROR: We need to run as root to attached probes!$'
+    check_bpf_released "$tag"
+}
+
+# A thread id instead of a process id: resolved to its process.
+scenario_tid_as_pid() {
+    local tag=tid_as_pid tid=${WL_TID[main:handler1]} pid=${WL_PID[main]}
+
+    kd_json_begin $tag 0.5 -p "$tid" || return
+    wl_cmd main "syscalls 5 0" || fail "$tag: job"
+    kd_json_end
+    grep -qx "kernel_delay: $tid is a thread of process $pid; tracing\
+ process $pid" "$KD_ERR" \
+        && pass "$tag: says it traces the process" \
+        || fail "$tag: stderr" "'... is a thread of process ...'" \
+                "$(cat "$KD_ERR")"
+    check_syscall $tag handler1 "$tid" getppid 5
+}
+
+scenario_list_probes() {
+    local tag=list_probes out
+
+    out=$("$KD" -p "${WL_PID[main]}" --list-probes 2>&1)
+    check_eq "$tag: exit status" 0 $?
+    [[ $out == *"kd_workload:job_start ("*"workload, 1 location)"* \
+       && $out == *"kd_workload:job_end ("* ]] \
+        && pass "$tag: lists the workload's probes" \
+        || fail "$tag: lists the workload's probes" "kd_workload:job_start" \
+                "$out"
+}
+
+# Finding ovs-vswitchd without -p.  Fake ones are workload instances whose
+# main thread is named ovs-vswitchd.
+scenario_autodetect() {
+    local real tag tid pid
+
+    real=$(pgrep -x ovs-vswitchd | xargs)
+    if [[ -z $real ]]; then
+        wl_start fake1 ovs-vswitchd || return
+        pid=${WL_PID[fake1]}
+        tid=${WL_TID[fake1:handler1]}
+        tag="autodetect one"
+        kd_json_begin autodetect 0.6 || return
+        wl_cmd fake1 "syscalls 3 0" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+        kd_json_end
+        check_present "$tag" handler1 "$tid"
+        check_eq "$tag: handler1 getppid count" 3 \
+                 "$(js "$tid" getppid count)"
+        check_owned "$tag" "$pid"
+    elif [[ $real == *" "* ]]; then
+        skip "several real ovs-vswitchd run ($real): cannot test finding one"
+    else
+        note "a real ovs-vswitchd runs (PID $real): finding it, not a fake"
+        tag="autodetect real"
+        kd_json_begin autodetect 1.0 || return
+        kd_json_end
+        if [[ -z $(rep_tids) ]]; then
+            note "$tag: PID $real did nothing in 1 s: nothing to check"
+        fi
+        check_owned "$tag" "$real"
+        wl_start fake1 ovs-vswitchd || return
+    fi
+
+    tag="autodetect two"
+    [[ -z $real ]] && { wl_start fake2 ovs-vswitchd || return; }
+    run_sync autotwo "$KD" --sample-time 0.1
+    check_eq "$tag: exit status" 66 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
+    check_bpf_released "$tag"
+    wl_stop fake1
+    wl_stop fake2
+
+    tag="autodetect none"
+    if [[ -n $real ]]; then
+        skip "$tag: a real ovs-vswitchd runs, so 'none found' cannot be tested"
+        return
+    fi
+    run_sync autonone "$KD" --sample-time 0.1
+    check_eq "$tag: exit status" 69 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
+    check_bpf_released "$tag"
+}
