@@ -38,7 +38,7 @@
 #   warnings.sh   upcall_note, map_full
 #   lifecycle.sh  target_exit, target_exit_waiting, signals,
 #                 signal_during_compile, kill9, stale_probe, long_run
-#   json.sh       json, json_names
+#   json.sh       json, json_midrun, json_names
 #   names.sh      hostile_names
 #   filters.sh    filters
 #   summary.sh    summary
@@ -104,7 +104,8 @@ trigger_delta \
 trigger_interrupt trigger_errors events_threshold events_skip_poll \
 events_no_stacks events_full_rate events_drops upcall_note map_full \
 target_exit target_exit_waiting signals signal_during_compile kill9 \
-stale_probe tid_as_pid long_run json json_names hostile_names filters \
+stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \
+filters \
 summary \
 list_probes histogram autodetect}
 

@@ -85,6 +85,47 @@ scenario_json() {
         -p "${WL_PID[main]}" --start-trigger u:no_such:probe
 }
 
+# An error in the middle of a JSON run: from the second sample on, the map
+# reads fail (tests/inject_eio.so, an LD_PRELOAD library).  The first
+# sample is one whole JSON line on standard output, the error is on
+# standard error, the exit status EX_OSERR, and nothing stays attached.
+scenario_json_midrun() {
+    local tag=json_midrun so=$PWD/tests/inject_eio.so
+    local count=$WORKDIR/json_midrun.reads reads
+
+    # How many map reads the start and one sample make, measured.
+    tool_start env ${tag}_count LD_PRELOAD="$so" \
+        KD_INJECT_COUNT_FILE="$count" "$KD" -p "${WL_PID[main]}" --json \
+        --sample-time 0.3 --sample-count 1
+    wait_exit "$KD_PID" 60
+    check_eq "${tag}_count: exit status" 0 "$WAIT_RC"
+    reads=$(cat "$count" 2>/dev/null)
+    if ! is_uint "$reads" || ((reads == 0)); then
+        fail "$tag: map reads counted" "a number > 0" "$reads"
+        return
+    fi
+
+    tool_start env $tag LD_PRELOAD="$so" KD_INJECT_EIO_AFTER="$reads" \
+        "$KD" -p "${WL_PID[main]}" --json --sample-time 0.3 \
+        --sample-count 3
+    wait_exit "$KD_PID" 60
+    check_eq "$tag: exit status (EX_OSERR)" 71 "$WAIT_RC"
+    if jq -c . "$KD_OUT" >/dev/null 2>&1; then
+        pass "$tag: stdout is JSON Lines"
+    else
+        fail "$tag: stdout is JSON Lines" "JSON" \
+             "$(head -c 200 "$KD_OUT" | tr '\n' ' ')"
+    fi
+    check_eq "$tag: the samples reported, one line each" "1" \
+             "$(jq -c '.sample' "$KD_OUT" | xargs)"
+    check_eq "$tag: lines on stdout" 1 "$(wc -l <"$KD_OUT")"
+    grep -q "^ERROR: Failed to read eBPF map" "$KD_ERR" \
+        && pass "$tag: the error on stderr" \
+        || fail "$tag: the error on stderr" "ERROR: Failed to read..." \
+                "$(head -c 200 "$KD_ERR")"
+    check_bpf_released "$tag"
+}
+
 # Any thread name stays valid JSON.
 scenario_json_names() {
     local tag=json_names name

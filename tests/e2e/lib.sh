@@ -637,7 +637,7 @@ LOST_SWITCH=0
 BAD_TRUTH=0
 check_sched() {
     local tag=$1 thread=$2 tid=$3 steal_ns=$(($6 * 10 * MS))
-    local r0 w0 p0 t0 r1 w1 p1 t1 slices runs
+    local r0 w0 p0 t0 r1 w1 p1 t1 slices runs missed
 
     read -r r0 w0 p0 t0 <<<"$4"
     read -r r1 w1 p1 t1 <<<"$5"
@@ -664,6 +664,27 @@ check_sched() {
              $slices "$(rep_stat "$tid" ready count)"
     if is_uint "$runs" && ((runs < slices)); then
         LOST_SWITCH=1
+        # The kernel ran the tracepoint without the program: the tool
+        # must say how many switches it did not see.
+        missed=$(switches_reported)
+        if ((missed >= slices - runs)); then
+            pass "$tag: $thread's $((slices - runs)) unseen switches" \
+                 "reported ($missed in all)"
+        else
+            fail "$tag: $thread's unseen switches reported" \
+                 ">= $((slices - runs))" "$missed"
+        fi
+    fi
+}
+
+# switches_reported: how many context switches the last run (KD_OUT, text
+# or JSON) said its eBPF programs did not see, over all its samples.
+switches_reported() {
+    if [[ $(head -c 1 "$KD_OUT") == "{" ]]; then
+        jq -s 'map(.warnings.switches_missed // 0) | add // 0' "$KD_OUT"
+    else
+        sed -n "s/^# WARNING: kernel_delay's eBPF programs did not see \([0-9]*\) context switches$/\1/p" \
+            "$KD_OUT" | awk '{ n += $1 } END { print n + 0 }'
     fi
 }
 
