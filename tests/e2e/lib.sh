@@ -265,7 +265,9 @@ kd_wait_capture() {
 kd_json_begin() {
     local tag=$1
 
-    KD_SAMPLE=$(kd_scaled "$2")
+    # At least 1 s: the capture state is polled with bpftool, which can
+    # miss a shorter sample altogether on a loaded machine.
+    KD_SAMPLE=$(kd_scaled "$(awk -v t="$2" 'BEGIN { print t < 1 ? 1 : t }')")
     shift 2
     kd_start "$tag" --json --sample-time "$KD_SAMPLE" "$@"
     if ! kd_wait_capture 1 30; then
