@@ -35,11 +35,32 @@ kd_program_compile(struct kd_program *prog, const char *text,
     return 0;
 }
 
+/* libbcc's debug flag that asks for the verifier's register states. */
+#define KD_DEBUG_BPF_REGISTER_STATE 0x10
+
+/* Loads 'func' as a program of 'type' with a verifier log of 'level'
+ * (0: none) into a buffer of 'log_size' bytes.  Returns the program's
+ * fd, or a negative errno; '*log' is the log (to be freed) or NULL. */
+static int
+kd_program_load_log(struct kd_program *prog, const char *func, int type,
+                    void *start, int level, size_t log_size, char **log)
+{
+    *log = level ? kd_xcalloc(1, log_size) : NULL;
+    return bcc_func_load(prog->module, type, func, start,
+                         bpf_function_size(prog->module, func),
+                         bpf_module_license(prog->module),
+                         bpf_module_kern_version(prog->module),
+                         level, *log, level ? log_size : 0, NULL, -1);
+}
+
 int
 kd_program_load(struct kd_program *prog, const char *func, int type,
                 unsigned int debug, int *fdp, char **error)
 {
-    size_t log_size = debug ? 1 << 20 : 1 << 16;
+    /* The verifier's log with -D: its states with the register state
+     * flag (many MB for the largest programs), else its summary. */
+    int level = debug & KD_DEBUG_BPF_REGISTER_STATE ? 2 : debug ? 1 : 0;
+    size_t log_size = level == 2 ? 16 << 20 : 1 << 20;
     void *start;
     char *log;
     int fd;
@@ -57,19 +78,22 @@ kd_program_load(struct kd_program *prog, const char *func, int type,
         *error = kd_xasprintf("No eBPF function '%s' in the program", func);
         return ENOENT;
     }
-    log = kd_xcalloc(1, log_size);
-    fd = bcc_func_load(prog->module, type, func, start,
-                       bpf_function_size(prog->module, func),
-                       bpf_module_license(prog->module),
-                       bpf_module_kern_version(prog->module),
-                       debug ? 2 : 0, log, log_size, NULL, -1);
+    fd = kd_program_load_log(prog, func, type, start, level, log_size, &log);
+    if (fd == -ENOSPC && level) {
+        /* The log did not fit: that must not keep the program out. */
+        fprintf(stderr, "kernel_delay: the verifier's log of '%s' is "
+                "longer than %zu bytes: loading it without\n", func,
+                log_size);
+        free(log);
+        fd = kd_program_load_log(prog, func, type, start, 0, 0, &log);
+    }
     if (fd < 0) {
-        size_t len = strlen(log);
+        size_t len = log ? strlen(log) : 0;
 
         /* The end of the verifier's log says what went wrong. */
         *error = kd_xasprintf("Failed to load eBPF function '%s': %s%s%s",
                               func, strerror(-fd), len ? "\n" : "",
-                              len > 2048 ? log + len - 2048 : log);
+                              len > 2048 ? log + len - 2048 : log ? log : "");
         free(log);
         return -fd;
     }
