@@ -55,6 +55,7 @@ enum kd_event_id {
     KD_EVENT_SYSCALL,
     KD_EVENT_START_TRIGGER,
     KD_EVENT_STOP_TRIGGER,
+    KD_EVENT_LONG_POLL,         /* A struct kd_gap_event. */
 };
 
 /* The maps that can fill up, KD_MAP(ID, NAME): each one counts the
@@ -66,7 +67,8 @@ enum kd_event_id {
     KD_MAP(HARDIRQS, "hardirqs")    \
     KD_MAP(SOFTIRQS, "softirqs")    \
     KD_MAP(NAMES, "names")          \
-    KD_MAP(HISTS, "hists")
+    KD_MAP(HISTS, "hists")          \
+    KD_MAP(RAN, "ran")
 
 enum kd_full_map {
 #define KD_FULL_MAP_ID(ID, NAME) KD_MAP_##ID,
@@ -85,6 +87,53 @@ enum kd_full_map {
 /* kd_tstate's flags. */
 #define KD_TSTATE_SWITCHED  1   /* The thread switched in or out. */
 
+/* Where a thread's time went, as running totals (struct kd_acct), kept
+ * only where a report needs them (--long-poll-events, --summary, --json):
+ * KD_ACCT_FIELD(ID, NAME).  At any time a thread runs, waits in the run
+ * queue, is stopped or sleeps, so RUN + READY + STOP + SLEEP grow with the
+ * clock.  HARDIRQ and SOFTIRQ are parts of RUN (interrupts take the CPU
+ * from the thread they interrupt); SOFTIRQ is net of the hard IRQs that
+ * interrupted a soft IRQ.  The last three are counts. */
+#define KD_ACCT_FIELDS(KD_ACCT_FIELD)       \
+    KD_ACCT_FIELD(RUN, "run_ns")            \
+    KD_ACCT_FIELD(READY, "ready_ns")        \
+    KD_ACCT_FIELD(STOP, "stop_ns")          \
+    KD_ACCT_FIELD(SLEEP, "sleep_ns")        \
+    KD_ACCT_FIELD(HARDIRQ, "hardirq_ns")    \
+    KD_ACCT_FIELD(SOFTIRQ, "softirq_ns")    \
+    KD_ACCT_FIELD(WAITS, "waits")           \
+    KD_ACCT_FIELD(PREEMPTIONS, "preemptions") \
+    KD_ACCT_FIELD(SLEEPS, "sleeps")
+
+enum kd_acct_field {
+#define KD_ACCT_ID(ID, NAME) KD_ACCT_##ID,
+    KD_ACCT_FIELDS(KD_ACCT_ID)
+#undef KD_ACCT_ID
+    KD_N_ACCT
+};
+
+struct kd_acct {
+    KD_U64 v[KD_N_ACCT];
+};
+
+/* Who held a CPU while threads of the target waited for it: per CPU, the
+ * target threads registered as waiting in its run queue (map cpu_wait).
+ * At every switch on a CPU with waiters, the task that leaves the CPU is
+ * charged, to each waiter, for the time it ran since 'since' or since the
+ * waiter's last charge, whichever is later. */
+#define KD_CPU_WAITERS      8
+
+struct kd_cpu_wait {
+    KD_U64 cur;             /* The task on the CPU since its last switch
+                             * (a task_struct pointer, 0: not seen). */
+    KD_U64 since;           /* The last switch seen while there were
+                             * waiters. */
+    KD_U64 n;               /* Waiters registered (may be stale: the
+                             * charge loop recounts). */
+    KD_U64 tids[KD_CPU_WAITERS];    /* 0: free.  64 bits for the atomic
+                                     * operations of every eBPF target. */
+};
+
 /* Per thread: start times of the intervals in progress (map tstate).
  * sched_switch sets run_ts when the thread switches in and clears it when
  * it switches out, so a switch out without run_ts (once the thread
@@ -102,6 +151,16 @@ struct kd_tstate {
     KD_U32 softirq_vec;
     KD_U32 flags;           /* KD_TSTATE_*. */
     char hardirq_name[KD_IRQ_NAME_LEN];
+
+    /* Time accounting (struct kd_acct), where a report needs it. */
+    KD_U64 sleep_ts;        /* Switched out asleep. */
+    KD_U64 charged_ts;      /* Its run-queue wait is charged up to here. */
+    KD_U32 wait_cpu;        /* 1 + the CPU it is registered as waiting
+                             * on in cpu_wait, 0 when none. */
+    KD_U32 wait_slot;       /* Its slot there. */
+    KD_U64 softirq_hardirq; /* acct HARDIRQ when the soft IRQ began. */
+    KD_U64 syscall_sleep;   /* acct SLEEP when the syscall began. */
+    struct kd_acct acct;
 };
 
 struct kd_stat {
@@ -138,6 +197,65 @@ struct kd_name {
     char comm[KD_COMM_LEN];
 };
 
+/* Who ran instead of a thread while it waited in the run queue, per
+ * sample (map ran, --summary and --json): 'tid' waited while 'other' (a
+ * thread of process 'pid', or 0 for an idle CPU) held the CPU. */
+struct kd_ran_key {
+    KD_U32 tid;
+    KD_U32 other;
+};
+
+struct kd_ran {
+    KD_U64 ns;
+    KD_U64 count;           /* Charges: switches that ended its turn. */
+    KD_U32 pid;
+    KD_U32 pad;
+    char comm[KD_COMM_LEN];
+};
+
+/* Long poll intervals (--long-poll-events): what happened between a
+ * thread's return from poll() and its next call, kept per thread in its
+ * tstate entry (struct kd_tstate_gap) and sent whole when the interval is
+ * longer than the threshold (struct kd_gap_event).  The first
+ * KD_GAP_SYSCALLS distinct syscalls and KD_GAP_RAN distinct tasks that ran
+ * instead are kept by name; the others are summed. */
+#define KD_GAP_SYSCALLS     8
+#define KD_GAP_RAN          8
+
+struct kd_gap_syscall {
+    KD_U32 nr;
+    KD_U32 count;
+    KD_U64 total_ns;        /* From entry to exit. */
+    KD_U64 blocked_ns;      /* Asleep in it. */
+};
+
+struct kd_gap_ran {
+    KD_U32 tid;
+    KD_U32 pid;
+    KD_U64 ns;
+    KD_U64 count;
+    char comm[KD_COMM_LEN];
+};
+
+struct kd_gap_detail {
+    KD_U32 n_syscalls;
+    KD_U32 n_ran;
+    struct kd_gap_syscall syscalls[KD_GAP_SYSCALLS];
+    struct kd_gap_syscall other_syscalls;   /* 'nr': how many distinct. */
+    struct kd_gap_ran ran[KD_GAP_RAN];
+    KD_U64 other_ran_ns;    /* Tasks beyond KD_GAP_RAN. */
+    KD_U64 other_ran_count;
+};
+
+/* A thread's tstate entry in --long-poll-events mode. */
+struct kd_tstate_gap {
+    struct kd_tstate t;
+    KD_U64 start_ns;        /* The interval's start (poll() return), 0
+                             * outside one. */
+    struct kd_acct base;    /* acct at its start. */
+    struct kd_gap_detail detail;
+};
+
 struct kd_hist_key {
     KD_U32 tid;
     KD_U32 what;        /* Syscall number, KD_HIST_READY or KD_HIST_RUN. */
@@ -155,6 +273,17 @@ struct kd_event {
     KD_S32 user_stack_id;   /* Negative: no stack (error or disabled). */
     KD_S32 kernel_stack_id;
     KD_U32 pad;
+};
+
+/* One long poll interval, as sent through the ring buffer. */
+struct kd_gap_event {
+    struct kd_event head;   /* ts: the end, id: KD_EVENT_LONG_POLL. */
+    KD_U64 start_ns;
+    KD_U32 pid;
+    KD_U32 pad;
+    char comm[KD_COMM_LEN];
+    struct kd_acct acct;    /* During the interval. */
+    struct kd_gap_detail detail;
 };
 
 #endif /* kd_abi.h */

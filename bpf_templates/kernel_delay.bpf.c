@@ -19,6 +19,13 @@
  *
  * Time intervals are only counted when they both start and end while
  * capture is on, as the reference does.
+ *
+ * Three switches shape the program: KD_WITH_STATS, the per-sample
+ * statistics of the reference's report (every mode but
+ * --long-poll-events); KD_WITH_ACCT, each thread's running time accounts
+ * (struct kd_acct) and who ran instead of it while it waited (--summary,
+ * --json, --long-poll-events); KD_WITH_GAPS, the long poll intervals
+ * (--long-poll-events).
  */
 @INCLUDES@
 
@@ -38,6 +45,14 @@
 #define KD_MAX_THREADS      @MAX_THREADS@
 #define KD_MAX_SYSCALLS     @MAX_SYSCALL_ENTRIES@
 #define KD_MAX_IRQS         @MAX_IRQ_ENTRIES@
+#define KD_WITH_STATS       @WITH_STATS@
+#define KD_WITH_ACCT        @WITH_ACCT@
+#define KD_WITH_GAPS        @WITH_GAPS@
+#define KD_OFF_TASK_CPU     @OFF_TASK_CPU@
+#define KD_OFF_TASK_COMM    @OFF_TASK_COMM@
+#define KD_MAX_CPUS         @MAX_CPUS@
+#define KD_MAX_RAN          @MAX_RAN_ENTRIES@
+#define KD_LONG_POLL_MIN_NS @LONG_POLL_MIN_NS@
 
 /* Scheduler and interrupt constants; part of the kernel's stable ABI. */
 #define KD_TASK_RUNNING     0x0000
@@ -47,14 +62,33 @@
 BPF_ARRAY(capture_on, u64, 1);
 BPF_PERCPU_ARRAY(map_full, u64, KD_N_FULL_MAPS);
 BPF_PERCPU_ARRAY(counters, u64, KD_N_COUNTERS);
-BPF_HASH(tstate, u32, struct kd_tstate, KD_MAX_THREADS);
+
+/* A thread's entry in tstate: with its long poll interval in
+ * --long-poll-events mode.  New entries are copied from tstate_zero: the
+ * larger one does not fit on the eBPF stack. */
+#if KD_WITH_GAPS
+#define KD_TSTATE_VALUE struct kd_tstate_gap
+#else
+#define KD_TSTATE_VALUE struct kd_tstate
+#endif
+BPF_HASH(tstate, u32, KD_TSTATE_VALUE, KD_MAX_THREADS);
+BPF_ARRAY(tstate_zero, KD_TSTATE_VALUE, 1);
+
+#if KD_WITH_STATS
 BPF_HASH(tstats, u32, struct kd_tstats, KD_MAX_THREADS);
 BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, KD_MAX_SYSCALLS);
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(names, u32, struct kd_name, KD_MAX_THREADS);
+#endif
 #if @WITH_HISTOGRAMS@
 BPF_HASH(hists, struct kd_hist_key, u64, @MAX_HIST_ENTRIES@);
+#endif
+#if KD_WITH_ACCT
+BPF_ARRAY(cpu_wait, struct kd_cpu_wait, KD_MAX_CPUS);
+#endif
+#if KD_WITH_ACCT && !KD_WITH_GAPS
+BPF_HASH(ran, struct kd_ran_key, struct kd_ran, KD_MAX_RAN);
 #endif
 
 #if @WITH_EVENTS@
@@ -168,18 +202,36 @@ kd_map_full(int map)
     map_full.increment(map);
 }
 
+/* The entry of thread 'tid', created if need be. */
 static __always_inline struct kd_tstate *
 kd_tstate_get(u32 tid)
 {
-    struct kd_tstate zero = {};
-    struct kd_tstate *st = tstate.lookup_or_try_init(&tid, &zero);
+    KD_TSTATE_VALUE *st = tstate.lookup(&tid);
+    KD_TSTATE_VALUE *zero;
+    int key = 0;
 
+    if (st) {
+        return (struct kd_tstate *) st;
+    }
+    zero = tstate_zero.lookup(&key);
+    if (zero) {
+        tstate.insert(&tid, zero);
+    }
+    st = tstate.lookup(&tid);
     if (!st) {
         kd_map_full(KD_MAP_TSTATE);
     }
-    return st;
+    return (struct kd_tstate *) st;
 }
 
+/* The entry of thread 'tid', if it has one. */
+static __always_inline struct kd_tstate *
+kd_tstate_find(u32 tid)
+{
+    return (struct kd_tstate *) tstate.lookup(&tid);
+}
+
+#if KD_WITH_STATS
 static __always_inline struct kd_tstats *
 kd_tstats_get(u32 tid)
 {
@@ -191,6 +243,7 @@ kd_tstats_get(u32 tid)
     }
     return st;
 }
+#endif
 
 static __always_inline void
 kd_stat_add(struct kd_stat *stat, u64 delta)
@@ -243,6 +296,354 @@ kd_task_state(void *task)
 }
 
 /*
+ * Time accounting and who ran instead (KD_WITH_ACCT).
+ *
+ * A thread of the target that waits in a CPU's run queue is registered in
+ * that CPU's cpu_wait entry.  Every context switch on a CPU with waiters
+ * charges the task leaving the CPU (the current task, which held it) to
+ * each waiter, for the time since the later of the CPU's last charge and
+ * the waiter's own: so a waiter's charges add up to its wait, from its
+ * registration to its switch in.  A waiter that moves to another CPU
+ * (sched_migrate_task) is charged up to the move and registered there.
+ */
+#if KD_WITH_ACCT
+/* The task that held a CPU, as charged to a waiter: the current task (with
+ * 'task' NULL), another one (by its task_struct), or none known ('known'
+ * false). */
+struct kd_holder {
+    bool known;
+    u32 tid;
+    u32 pid;
+    void *task;
+};
+
+static __always_inline struct kd_holder
+kd_holder_current(void)
+{
+    u64 pid_tgid = bpf_get_current_pid_tgid();
+    struct kd_holder h = {
+        .known = true,
+        .tid = (u32) pid_tgid,
+        .pid = pid_tgid >> 32,
+        .task = NULL,
+    };
+
+    return h;
+}
+
+static __always_inline struct kd_holder
+kd_holder_task(void *task)
+{
+    struct kd_holder h = { .known = task != NULL, .task = task };
+
+    if (task) {
+        h.tid = kd_task_u32(task, KD_OFF_TASK_PID);
+        h.pid = kd_task_u32(task, KD_OFF_TASK_TGID);
+    }
+    return h;
+}
+
+/* The holder's name, into 'comm' (KD_COMM_LEN bytes). */
+static __always_inline void
+kd_holder_comm(const struct kd_holder *h, char *comm)
+{
+    if (!h->task) {
+        bpf_get_current_comm(comm, KD_COMM_LEN);
+    } else {
+        bpf_probe_read_kernel_str(comm, KD_COMM_LEN,
+                                  h->task + KD_OFF_TASK_COMM);
+    }
+}
+
+#if KD_WITH_GAPS
+/* Records, in the interval thread 'st' is in, that holder 'h' held the CPU
+ * for 'ns' while it waited.  Once KD_GAP_RAN tasks are kept, a charge
+ * larger than the smallest one kept takes its slot, and the smallest goes
+ * to the others: a task that takes the CPU in large turns is kept, however
+ * many small ones came first. */
+static __always_inline void
+kd_charge(u32 tid, struct kd_tstate *st, u64 ns, const struct kd_holder *h)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_detail *d = &g->detail;
+    u32 n = d->n_ran, min = 0;
+
+    if (!g->start_ns) {
+        return;
+    }
+    if (h->known) {
+#pragma unroll
+        for (int i = 0; i < KD_GAP_RAN; i++) {
+            if (i < n && d->ran[i].tid == h->tid) {
+                d->ran[i].ns += ns;
+                d->ran[i].count++;
+                return;
+            }
+        }
+        if (n >= KD_GAP_RAN) {
+#pragma unroll
+            for (int i = 1; i < KD_GAP_RAN; i++) {
+                if (d->ran[i].ns < d->ran[min].ns) {
+                    min = i;
+                }
+            }
+            if (min < KD_GAP_RAN && ns > d->ran[min].ns) {
+                d->other_ran_ns += d->ran[min].ns;
+                d->other_ran_count += d->ran[min].count;
+                n = min;
+            }
+        } else {
+            d->n_ran = n + 1;
+        }
+        if (n < KD_GAP_RAN) {
+            struct kd_gap_ran *r = &d->ran[n];
+
+            r->tid = h->tid;
+            r->pid = h->pid;
+            r->ns = ns;
+            r->count = 1;
+            kd_holder_comm(h, r->comm);
+            return;
+        }
+    }
+    d->other_ran_ns += ns;
+    d->other_ran_count++;
+}
+#else
+/* Counts, in the sample, that holder 'h' held the CPU for 'ns' while
+ * thread 'tid' waited. */
+static __always_inline void
+kd_charge(u32 tid, struct kd_tstate *st, u64 ns, const struct kd_holder *h)
+{
+    struct kd_ran_key key = {
+        .tid = tid,
+        .other = h->known ? h->tid : 0xffffffff,
+    };
+    struct kd_ran *r = ran.lookup(&key);
+
+    if (!r) {
+        struct kd_ran zero = {};
+
+        if (h->known) {
+            zero.pid = h->pid;
+            kd_holder_comm(h, zero.comm);
+        }
+        ran.insert(&key, &zero);
+        r = ran.lookup(&key);
+        if (!r) {
+            kd_map_full(KD_MAP_RAN);
+            return;
+        }
+    }
+    r->ns += ns;
+    r->count++;
+}
+#endif
+
+/* Charges the current task, which leaves CPU 'cpu' now, to each thread
+ * waiting there; forgets the registrations that are stale.  A waiter that
+ * is the current task ran without its switch in being seen (the kernel
+ * skipped our program): it is not charged for itself, and its wait is
+ * over. */
+static __always_inline void
+kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now)
+{
+    struct kd_holder h = kd_holder_current();
+    u32 holder = h.tid;
+    u64 n = 0;
+
+#pragma unroll
+    for (int i = 0; i < KD_CPU_WAITERS; i++) {
+        u32 tid = (u32) cw->tids[i];
+        struct kd_tstate *st;
+        u64 from;
+
+        if (!tid) {
+            continue;
+        }
+        st = kd_tstate_find(tid);
+        if (!st || st->wait_cpu != cpu + 1 || st->wait_slot != i
+            || tid == holder) {
+            if (st && tid == holder) {
+                st->wait_cpu = 0;
+            }
+            cw->tids[i] = 0;
+            continue;
+        }
+        from = st->charged_ts > cw->since ? st->charged_ts : cw->since;
+        if (now > from) {
+            kd_charge(tid, st, now - from, &h);
+        }
+        st->charged_ts = now;
+        n++;
+    }
+    cw->n = n;
+    cw->since = now;
+}
+
+/* Ends the registration of thread 'tid' as a waiter, if any. */
+static __always_inline void
+kd_wait_end(u32 tid, struct kd_tstate *st)
+{
+    u32 slot = st->wait_slot;
+    struct kd_cpu_wait *cw;
+    u32 cpu;
+
+    if (!st->wait_cpu) {
+        return;
+    }
+    cpu = st->wait_cpu - 1;
+    st->wait_cpu = 0;
+    cw = cpu_wait.lookup(&cpu);
+    if (cw && slot < KD_CPU_WAITERS && cw->tids[slot] == tid) {
+        cw->tids[slot] = 0;
+        if (cw->n) {
+            __sync_fetch_and_add(&cw->n, (u64) -1);
+        }
+    }
+}
+
+/* Registers thread 'tid' as waiting in the run queue of CPU 'cpu' from
+ * 'now'.  When the CPU has no free slot, its wait is charged to nobody. */
+static __always_inline void
+kd_wait_begin(u32 tid, struct kd_tstate *st, u32 cpu, u64 now)
+{
+    struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
+
+    kd_wait_end(tid, st);
+    st->charged_ts = now;
+    if (!cw) {
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < KD_CPU_WAITERS; i++) {
+        if (!cw->tids[i]
+            && !__sync_val_compare_and_swap(&cw->tids[i], 0, tid)) {
+            __sync_fetch_and_add(&cw->n, 1);
+            st->wait_cpu = cpu + 1;
+            st->wait_slot = i;
+            return;
+        }
+    }
+}
+#endif
+
+/*
+ * Long poll intervals (KD_WITH_GAPS): from a thread's return from poll()
+ * to its next call, the thread's accounts at the start are kept, and its
+ * syscalls and the tasks that ran instead of it are recorded; at the end,
+ * an interval longer than KD_LONG_POLL_MIN_NS is sent whole.
+ */
+#if KD_WITH_GAPS
+/* Thread 'st' returns from poll(): an interval starts.  It runs, whatever
+ * the state says (a switch the program did not see). */
+static __always_inline void
+kd_gap_begin(u32 tid, struct kd_tstate *st, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_detail *d = &g->detail;
+
+    if (!st->run_ts) {
+        st->run_ts = now;
+    }
+    st->ready_ts = st->sleep_ts = st->stop_ts = 0;
+    kd_wait_end(tid, st);
+
+    g->start_ns = now;
+#pragma unroll
+    for (int i = 0; i < KD_N_ACCT; i++) {
+        g->base.v[i] = st->acct.v[i];
+    }
+    g->base.v[KD_ACCT_RUN] += now - st->run_ts;
+    d->n_syscalls = 0;
+    d->n_ran = 0;
+    d->other_syscalls.nr = 0;
+    d->other_syscalls.count = 0;
+    d->other_syscalls.total_ns = 0;
+    d->other_syscalls.blocked_ns = 0;
+    d->other_ran_ns = 0;
+    d->other_ran_count = 0;
+}
+
+/* Records syscall 'nr', which thread 'st' leaves now, in its interval. */
+static __always_inline void
+kd_gap_syscall(struct kd_tstate *st, u32 nr, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_detail *d = &g->detail;
+    struct kd_gap_syscall *s = NULL;
+    u32 n = d->n_syscalls;
+
+    if (!g->start_ns) {
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < KD_GAP_SYSCALLS; i++) {
+        if (!s && i < n && d->syscalls[i].nr == nr) {
+            s = &d->syscalls[i];
+        }
+    }
+    if (!s && n < KD_GAP_SYSCALLS) {
+        s = &d->syscalls[n];
+        s->nr = nr;
+        s->count = 0;
+        s->total_ns = 0;
+        s->blocked_ns = 0;
+        d->n_syscalls = n + 1;
+    } else if (!s) {
+        s = &d->other_syscalls;
+    }
+    s->count++;
+    s->total_ns += now - st->syscall_ts;
+    s->blocked_ns += st->acct.v[KD_ACCT_SLEEP] - st->syscall_sleep;
+}
+
+/* Thread 'tid' calls poll() again: its interval, if long, goes to user
+ * space. */
+static __always_inline void
+kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    u64 start = g->start_ns;
+    struct kd_gap_event *ev;
+
+    if (!start) {
+        return;
+    }
+    g->start_ns = 0;
+    if (now - start <= KD_LONG_POLL_MIN_NS) {
+        return;
+    }
+    ev = events.ringbuf_reserve(sizeof *ev);
+    if (!ev) {
+        counters.increment(KD_COUNTER_EVENTS_DROPPED);
+        return;
+    }
+    ev->head.ts = now;
+    ev->head.tid = tid;
+    ev->head.id = KD_EVENT_LONG_POLL;
+    ev->head.entry_ts = 0;
+    ev->head.syscall = 0;
+    ev->head.user_stack_id = -1;
+    ev->head.kernel_stack_id = -1;
+    ev->head.pad = 0;
+    ev->start_ns = start;
+    ev->pid = KD_TGID;
+    ev->pad = 0;
+    bpf_get_current_comm(ev->comm, sizeof ev->comm);
+#pragma unroll
+    for (int i = 0; i < KD_N_ACCT; i++) {
+        ev->acct.v[i] = st->acct.v[i] - g->base.v[i];
+    }
+    if (st->run_ts) {
+        ev->acct.v[KD_ACCT_RUN] += now - st->run_ts;
+    }
+    bpf_probe_read_kernel(&ev->detail, sizeof ev->detail, &g->detail);
+    events.ringbuf_submit(ev, 0);
+}
+#endif
+
+/*
  * Syscalls.
  */
 RAW_TRACEPOINT_PROBE(sys_enter)
@@ -261,15 +662,25 @@ RAW_TRACEPOINT_PROBE(sys_enter)
         return 0;
     }
     st->syscall_ts = now;
+#if KD_WITH_GAPS
+    st->syscall_sleep = st->acct.v[KD_ACCT_SLEEP];
+#endif
 
     /* Long poll: the time from the return of one poll() to the start of
      * the next one. */
-    if (ctx->args[1] == KD_SYSCALL_POLL && st->poll_ts) {
-        struct kd_tstats *stats = kd_tstats_get(tid);
+    if (ctx->args[1] == KD_SYSCALL_POLL) {
+#if KD_WITH_STATS
+        if (st->poll_ts) {
+            struct kd_tstats *stats = kd_tstats_get(tid);
 
-        if (stats) {
-            kd_stat_add(&stats->poll, now - st->poll_ts);
+            if (stats) {
+                kd_stat_add(&stats->poll, now - st->poll_ts);
+            }
         }
+#endif
+#if KD_WITH_GAPS
+        kd_gap_end(tid, st, now);
+#endif
         st->poll_ts = 0;
     }
     return 0;
@@ -284,10 +695,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         return 0;
     }
 
-    struct kd_syscall_key key = {};
-    struct kd_stat zero = {};
     struct kd_tstate *st;
-    struct kd_stat *stat;
     u64 now = bpf_ktime_get_ns();
     u64 nr = 0;
 
@@ -299,12 +707,24 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     if (!st) {
         return 0;
     }
+#if KD_WITH_GAPS
+    if (nr == KD_SYSCALL_POLL) {
+        kd_gap_begin(tid, st, now);
+    } else if (st->syscall_ts) {
+        kd_gap_syscall(st, nr, now);
+    }
+#endif
     if (nr == KD_SYSCALL_POLL) {
         st->poll_ts = now;
     }
     if (!st->syscall_ts) {
         return 0;
     }
+
+#if KD_WITH_STATS
+    struct kd_syscall_key key = {};
+    struct kd_stat zero = {};
+    struct kd_stat *stat;
 
     key.tid = tid;
     key.nr = nr;
@@ -315,6 +735,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         kd_map_full(KD_MAP_SYSCALLS);
     }
     kd_hist_add(tid, nr, now - st->syscall_ts);
+#endif
 #if @WITH_SYSCALL_EVENTS@
     kd_syscall_event(ctx, nr, st->syscall_ts, now);
 #endif
@@ -323,7 +744,8 @@ RAW_TRACEPOINT_PROBE(sys_exit)
 }
 
 /*
- * Scheduler: run, ready (run-queue wait) and stopped time.
+ * Scheduler: run, ready (run-queue wait), stopped and, for the accounts,
+ * asleep.
  */
 static __always_inline void
 kd_wakeup(void *task)
@@ -341,16 +763,35 @@ kd_wakeup(void *task)
     if (!st) {
         return;
     }
-    st->ready_ts = now;
 
     /* A stopped thread ends its stop when SIGCONT wakes it up. */
     if (st->stop_ts) {
+#if KD_WITH_STATS
         struct kd_tstats *stats = kd_tstats_get(tid);
 
         if (stats) {
             kd_stat_add(&stats->stop, now - st->stop_ts);
         }
+#endif
+#if KD_WITH_ACCT
+        st->acct.v[KD_ACCT_STOP] += now - st->stop_ts;
+#endif
         st->stop_ts = 0;
+    }
+#if KD_WITH_ACCT
+    if (st->sleep_ts) {
+        st->acct.v[KD_ACCT_SLEEP] += now - st->sleep_ts;
+        st->sleep_ts = 0;
+    }
+#endif
+
+    /* It now waits for a CPU, unless it already did (a thread preempted
+     * on its way to sleep) or runs (woken before it could sleep). */
+    if (!st->ready_ts && !st->run_ts) {
+        st->ready_ts = now;
+#if KD_WITH_ACCT
+        kd_wait_begin(tid, st, kd_task_u32(task, KD_OFF_TASK_CPU), now);
+#endif
     }
 }
 
@@ -366,6 +807,43 @@ RAW_TRACEPOINT_PROBE(sched_wakeup_new)
     return 0;
 }
 
+#if KD_WITH_ACCT
+/* TP_PROTO(struct task_struct *p, int dest_cpu).  A waiting thread moves
+ * to another CPU's run queue: charged up to now to the task on the CPU it
+ * leaves (which held it since the later of that CPU's last switch and the
+ * thread's last charge), then registered there. */
+RAW_TRACEPOINT_PROBE(sched_migrate_task)
+{
+    void *task = (void *) ctx->args[0];
+    struct kd_cpu_wait *cw;
+    struct kd_tstate *st;
+    u32 tid, cpu;
+    u64 now;
+
+    if (kd_task_u32(task, KD_OFF_TASK_TGID) != KD_TGID || !kd_capturing()) {
+        return 0;
+    }
+    tid = kd_task_u32(task, KD_OFF_TASK_PID);
+    st = kd_tstate_find(tid);
+    if (!st || !st->wait_cpu) {
+        return 0;
+    }
+    now = bpf_ktime_get_ns();
+    cpu = st->wait_cpu - 1;
+    cw = cpu_wait.lookup(&cpu);
+    if (cw) {
+        struct kd_holder h = kd_holder_task((void *) cw->cur);
+        u64 from = st->charged_ts > cw->since ? st->charged_ts : cw->since;
+
+        if (now > from) {
+            kd_charge(tid, st, now - from, &h);
+        }
+    }
+    kd_wait_begin(tid, st, (u32) ctx->args[1], now);
+    return 0;
+}
+#endif
+
 /* TP_PROTO(bool preempt, struct task_struct *prev,
  *          struct task_struct *next, ...).  When it fires, 'current' is
  * still 'prev'. */
@@ -373,17 +851,31 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 {
     u64 prev_pid_tgid = bpf_get_current_pid_tgid();
     void *next = (void *) ctx->args[2];
-    struct kd_tstats *stats;
     struct kd_tstate *st;
     bool prev_ours = (prev_pid_tgid >> 32) == KD_TGID;
     bool next_ours;
+    bool waiters = false;
     u64 now = 0;
 
     next_ours = kd_task_u32(next, KD_OFF_TASK_TGID) == KD_TGID;
-    if ((!prev_ours && !next_ours) || !kd_capturing()) {
+#if KD_WITH_ACCT
+    u32 cpu = bpf_get_smp_processor_id();
+    struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
+
+    if (cw) {
+        waiters = cw->n;
+        cw->cur = (u64) next;
+    }
+#endif
+    if ((!prev_ours && !next_ours && !waiters) || !kd_capturing()) {
         return 0;
     }
     now = bpf_ktime_get_ns();
+#if KD_WITH_ACCT
+    if (waiters) {
+        kd_charge_waiters(cpu, cw, now);
+    }
+#endif
 
     if (prev_ours) {
         u32 tid = (u32) prev_pid_tgid;
@@ -392,18 +884,36 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         st = kd_tstate_get(tid);
         if (st) {
             /* Still runnable (preempted, or yielding): it now waits in
-             * the run queue.  Stopped: it waits for SIGCONT. */
-            if (ctx->args[0] || state == KD_TASK_RUNNING) {
-                st->ready_ts = now;
-            } else if (state & KD_TASK_STOPPED) {
+             * the run queue.  Stopped: it waits for SIGCONT.  Else it
+             * sleeps. */
+            bool runnable = ctx->args[0] || state == KD_TASK_RUNNING;
+            bool stopped = !runnable && (state & KD_TASK_STOPPED);
+
+            st->ready_ts = runnable ? now : 0;
+            if (stopped) {
                 st->stop_ts = now;
             }
+#if KD_WITH_ACCT
+            if (runnable) {
+                st->acct.v[KD_ACCT_PREEMPTIONS]++;
+                kd_wait_begin(tid, st, cpu, now);
+            } else if (!stopped) {
+                st->sleep_ts = now;
+                st->acct.v[KD_ACCT_SLEEPS]++;
+            }
+#endif
             if (st->run_ts) {
-                stats = kd_tstats_get(tid);
+#if KD_WITH_STATS
+                struct kd_tstats *stats = kd_tstats_get(tid);
+
                 if (stats) {
                     kd_stat_add(&stats->run, now - st->run_ts);
                 }
                 kd_hist_add(tid, KD_HIST_RUN, now - st->run_ts);
+#endif
+#if KD_WITH_ACCT
+                st->acct.v[KD_ACCT_RUN] += now - st->run_ts;
+#endif
                 st->run_ts = 0;
             } else if (st->flags & KD_TSTATE_SWITCHED) {
                 /* Its switch in was not seen. */
@@ -419,13 +929,36 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         st = kd_tstate_get(tid);
         if (st) {
             if (st->ready_ts) {
-                stats = kd_tstats_get(tid);
+#if KD_WITH_STATS
+                struct kd_tstats *stats = kd_tstats_get(tid);
+
                 if (stats) {
                     kd_stat_add(&stats->ready, now - st->ready_ts);
                 }
                 kd_hist_add(tid, KD_HIST_READY, now - st->ready_ts);
+#endif
+#if KD_WITH_ACCT
+                st->acct.v[KD_ACCT_READY] += now - st->ready_ts;
+                st->acct.v[KD_ACCT_WAITS]++;
+#endif
                 st->ready_ts = 0;
             }
+#if KD_WITH_ACCT
+            /* The last charge of its wait, unless the loop above made it:
+             * the task that leaves the CPU held it until now. */
+            if (st->wait_cpu) {
+                struct kd_holder h = kd_holder_current();
+
+                /* Registered elsewhere: a move not seen. */
+                h.known = st->wait_cpu == cpu + 1;
+                if (now > st->charged_ts) {
+                    kd_charge(tid, st, now - st->charged_ts, &h);
+                }
+                kd_wait_end(tid, st);
+            }
+            /* Asleep or stopped without a wake-up seen: not counted. */
+            st->sleep_ts = st->stop_ts = 0;
+#endif
             if (st->run_ts) {
                 /* Its last switch out was not seen. */
                 counters.increment(KD_COUNTER_SWITCHES_MISSED);
@@ -438,20 +971,35 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 }
 
 /* Keeps the name of every thread of the target that exits, so that the
- * report can name threads that are gone. */
+ * report can name threads that are gone; with the accounts, ends its
+ * registration as a waiter and, watching long poll intervals, frees its
+ * entry. */
 RAW_TRACEPOINT_PROBE(sched_process_exit)
 {
-    struct kd_name name = {};
     u64 pid_tgid = bpf_get_current_pid_tgid();
     u32 tid = (u32) pid_tgid;
 
     if ((pid_tgid >> 32) != KD_TGID) {
         return 0;
     }
+#if KD_WITH_STATS
+    struct kd_name name = {};
+
     bpf_get_current_comm(&name.comm, sizeof name.comm);
     if (names.update(&tid, &name)) {
         kd_map_full(KD_MAP_NAMES);
     }
+#endif
+#if KD_WITH_ACCT
+    struct kd_tstate *st = kd_tstate_find(tid);
+
+    if (st) {
+        kd_wait_end(tid, st);
+    }
+#endif
+#if KD_WITH_GAPS
+    tstate.delete(&tid);
+#endif
     return 0;
 }
 
@@ -462,7 +1010,6 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
 RAW_TRACEPOINT_PROBE(irq_handler_entry)
 {
     struct kd_tstate *st;
-    const char *name = NULL;
     u32 tid;
 
     if (!kd_current_captured(&tid)) {
@@ -472,40 +1019,53 @@ RAW_TRACEPOINT_PROBE(irq_handler_entry)
     if (!st) {
         return 0;
     }
+#if KD_WITH_STATS
+    const char *name = NULL;
+
     bpf_probe_read_kernel(&name, sizeof name,
                           (void *) ctx->args[1] + KD_OFF_IRQ_NAME);
     __builtin_memset(st->hardirq_name, 0, sizeof st->hardirq_name);
     bpf_probe_read_kernel_str(st->hardirq_name, sizeof st->hardirq_name,
                               name);
+#endif
     st->hardirq_ts = bpf_ktime_get_ns();
     return 0;
 }
 
 RAW_TRACEPOINT_PROBE(irq_handler_exit)
 {
-    struct kd_hardirq_key key = {};
-    struct kd_stat zero = {};
     struct kd_tstate *st;
-    struct kd_stat *stat;
+    u64 delta;
     u32 tid;
 
     if (!kd_current_captured(&tid)) {
         return 0;
     }
-    st = tstate.lookup(&tid);
+    st = kd_tstate_find(tid);
     if (!st || !st->hardirq_ts) {
         return 0;
     }
+    delta = bpf_ktime_get_ns() - st->hardirq_ts;
+#if KD_WITH_STATS
     if ((int) ctx->args[2] != KD_IRQ_NONE) {
+        struct kd_hardirq_key key = {};
+        struct kd_stat zero = {};
+        struct kd_stat *stat;
+
         key.tid = tid;
         __builtin_memcpy(key.name, st->hardirq_name, sizeof key.name);
         stat = hardirqs.lookup_or_try_init(&key, &zero);
         if (stat) {
-            kd_stat_add(stat, bpf_ktime_get_ns() - st->hardirq_ts);
+            kd_stat_add(stat, delta);
         } else {
             kd_map_full(KD_MAP_HARDIRQS);
         }
     }
+#endif
+#if KD_WITH_ACCT
+    /* The CPU was taken from the thread, whether the handler had work. */
+    st->acct.v[KD_ACCT_HARDIRQ] += delta;
+#endif
     st->hardirq_ts = 0;
     return 0;
 }
@@ -527,33 +1087,47 @@ RAW_TRACEPOINT_PROBE(softirq_entry)
         return 0;
     }
     st->softirq_vec = (u32) ctx->args[0];
+#if KD_WITH_ACCT
+    st->softirq_hardirq = st->acct.v[KD_ACCT_HARDIRQ];
+#endif
     st->softirq_ts = bpf_ktime_get_ns();
     return 0;
 }
 
 RAW_TRACEPOINT_PROBE(softirq_exit)
 {
-    struct kd_softirq_key key = {};
-    struct kd_stat zero = {};
     struct kd_tstate *st;
-    struct kd_stat *stat;
+    u64 delta;
     u32 tid;
 
     if (!kd_current_captured(&tid)) {
         return 0;
     }
-    st = tstate.lookup(&tid);
+    st = kd_tstate_find(tid);
     if (!st || !st->softirq_ts) {
         return 0;
     }
+    delta = bpf_ktime_get_ns() - st->softirq_ts;
+#if KD_WITH_STATS
+    struct kd_softirq_key key = {};
+    struct kd_stat zero = {};
+    struct kd_stat *stat;
+
     key.tid = tid;
     key.vec = st->softirq_vec;
     stat = softirqs.lookup_or_try_init(&key, &zero);
     if (stat) {
-        kd_stat_add(stat, bpf_ktime_get_ns() - st->softirq_ts);
+        kd_stat_add(stat, delta);
     } else {
         kd_map_full(KD_MAP_SOFTIRQS);
     }
+#endif
+#if KD_WITH_ACCT
+    /* Net of the hard IRQs that interrupted it, counted on their own. */
+    u64 nested = st->acct.v[KD_ACCT_HARDIRQ] - st->softirq_hardirq;
+
+    st->acct.v[KD_ACCT_SOFTIRQ] += delta > nested ? delta - nested : 0;
+#endif
     st->softirq_ts = 0;
     return 0;
 }

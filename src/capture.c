@@ -24,31 +24,34 @@
 #include "util.h"
 
 /* The maps a sample is read from, KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE,
- * HIST_ONLY): map NAME has keys of type KEY and values of ENTRY's member
- * VALUE; it is read, and emptied, into the sample's array NAME of ENTRY
- * and its count n_NAME; HIST_ONLY when only --histogram creates it. */
+ * NEED): map NAME has keys of type KEY and values of ENTRY's member VALUE;
+ * it is read, and emptied, into the sample's array NAME of ENTRY and its
+ * count n_NAME; the program has it when member NEED of struct kd_needs is
+ * true. */
 #define KD_SAMPLE_MAPS(KD_SAMPLE_MAP)                                   \
     KD_SAMPLE_MAP(syscalls, struct kd_syscall_key,                      \
-                  struct kd_syscall_entry, stat, false)                 \
-    KD_SAMPLE_MAP(tstats, uint32_t, struct kd_tstats_entry, stats, false) \
+                  struct kd_syscall_entry, stat, stats)                 \
+    KD_SAMPLE_MAP(tstats, uint32_t, struct kd_tstats_entry, stats, stats) \
     KD_SAMPLE_MAP(hardirqs, struct kd_hardirq_key,                      \
-                  struct kd_hardirq_entry, stat, false)                 \
+                  struct kd_hardirq_entry, stat, stats)                 \
     KD_SAMPLE_MAP(softirqs, struct kd_softirq_key,                      \
-                  struct kd_softirq_entry, stat, false)                 \
-    KD_SAMPLE_MAP(names, uint32_t, struct kd_name_entry, name, false)   \
+                  struct kd_softirq_entry, stat, stats)                 \
+    KD_SAMPLE_MAP(names, uint32_t, struct kd_name_entry, name, stats)   \
     KD_SAMPLE_MAP(hists, struct kd_hist_key, struct kd_hist_entry,     \
-                  count, true)
+                  count, histograms)                                    \
+    KD_SAMPLE_MAP(ran, struct kd_ran_key, struct kd_ran_entry, ran,     \
+                  ran)
 
 struct kd_sample_map {
     const char *name;
     struct kd_map_layout layout;
     size_t array;               /* Offset of the array in the sample. */
     size_t count;               /* Offset of its count. */
-    bool hist_only;
+    size_t need;                /* Offset of the bool in struct kd_needs. */
 };
 
 static const struct kd_sample_map kd_sample_maps[] = {
-#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, HIST_ONLY)              \
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED)                    \
     {                                                                   \
         .name = #NAME,                                                  \
         .layout = {                                                     \
@@ -59,22 +62,39 @@ static const struct kd_sample_map kd_sample_maps[] = {
         },                                                              \
         .array = offsetof(struct kd_sample, NAME),                      \
         .count = offsetof(struct kd_sample, n_##NAME),                  \
-        .hist_only = HIST_ONLY,                                         \
+        .need = offsetof(struct kd_needs, NEED),                        \
     },
     KD_SAMPLE_MAPS(KD_SAMPLE_MAP)
 #undef KD_SAMPLE_MAP
 };
 
-/* The other maps user space reads or writes: arrays of u32 keys, and the
- * per-thread state it empties after each sample. */
+/* Whether the capture's program has sample map 'm'. */
+static bool
+kd_capture_has(const struct kd_capture *c, const struct kd_sample_map *m)
+{
+    return *(const bool *) ((const char *) &c->needs + m->need);
+}
+
+/* The other maps user space reads or writes, arrays or hashes of u32
+ * keys: of a size that may depend on the needs. */
+static size_t
+kd_tstate_size(const struct kd_needs *needs)
+{
+    return needs->gaps ? sizeof(struct kd_tstate_gap)
+                       : sizeof(struct kd_tstate);
+}
+
 static const struct {
     const char *name;
-    size_t value_size;
+    size_t value_size;          /* 0: kd_tstate_size(). */
+    bool acct_only;
 } kd_other_maps[] = {
-    { "capture_on", sizeof(uint64_t) },
-    { "map_full", sizeof(uint64_t) },
-    { "counters", sizeof(uint64_t) },
-    { "tstate", sizeof(struct kd_tstate) },
+    { "capture_on", sizeof(uint64_t), false },
+    { "map_full", sizeof(uint64_t), false },
+    { "counters", sizeof(uint64_t), false },
+    { "tstate", 0, false },
+    { "tstate_zero", 0, false },
+    { "cpu_wait", sizeof(struct kd_cpu_wait), true },
 };
 
 size_t
@@ -98,6 +118,7 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
 {
     char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
     char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[24];
+    char s_cpus[16], s_ran[16], s_long_poll[32];
     struct kd_needs needs = kd_options_needs(options);
     int poll = kd_syscall_nr("poll");
     char *body;
@@ -119,6 +140,12 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
              options->max_threads * KD_HISTS_PER_THREAD);
     snprintf(s_min_ns, sizeof s_min_ns, "%lluULL",
              (unsigned long long) options->syscall_events_ns);
+    snprintf(s_long_poll, sizeof s_long_poll, "%lluULL",
+             (unsigned long long) options->long_poll_ns);
+    snprintf(s_cpus, sizeof s_cpus, "%d",
+             kd_possible_cpus() > 0 ? kd_possible_cpus() : KD_MAX_CPUS);
+    snprintf(s_ran, sizeof s_ran, "%u",
+             options->max_threads * KD_RAN_PER_THREAD);
 
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
@@ -128,6 +155,8 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "OFF_TASK_TGID", layout->task_tgid },
         { "OFF_TASK_STATE", layout->task_state },
         { "SIZE_TASK_STATE", layout->task_state_size },
+        { "OFF_TASK_CPU", layout->task_cpu },
+        { "OFF_TASK_COMM", layout->task_comm },
         { "OFF_IRQACTION_NAME", layout->irqaction_name },
         { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
         { "OFF_PT_REGS_RC", layout->regs_rc },
@@ -149,6 +178,12 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "WITH_STOP_TRIGGER", needs.stop_trigger ? "1" : "0" },
         { "BUFFER_PAGE_COUNT", s_pages },
         { "RB_WAKEUP_EVENTS", s_wakeup },
+        { "WITH_STATS", needs.stats ? "1" : "0" },
+        { "WITH_ACCT", needs.acct ? "1" : "0" },
+        { "WITH_GAPS", needs.gaps ? "1" : "0" },
+        { "MAX_CPUS", s_cpus },
+        { "MAX_RAN_ENTRIES", s_ran },
+        { "LONG_POLL_MIN_NS", s_long_poll },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);
@@ -198,15 +233,21 @@ kd_capture_check_maps(struct kd_capture *c, char **error)
     for (size_t i = 0; !err && i < KD_ARRAY_SIZE(kd_sample_maps); i++) {
         const struct kd_sample_map *m = &kd_sample_maps[i];
 
-        if (!m->hist_only || c->needs.histograms) {
+        if (kd_capture_has(c, m)) {
             err = kd_capture_check_map(c, m->name, m->layout.key_size,
                                        m->layout.value_size, error);
         }
     }
     for (size_t i = 0; !err && i < KD_ARRAY_SIZE(kd_other_maps); i++) {
-        err = kd_capture_check_map(c, kd_other_maps[i].name,
-                                   sizeof(uint32_t),
-                                   kd_other_maps[i].value_size, error);
+        size_t size = kd_other_maps[i].value_size;
+
+        if (!kd_other_maps[i].acct_only || c->needs.acct) {
+            err = kd_capture_check_map(c, kd_other_maps[i].name,
+                                       sizeof(uint32_t),
+                                       size ? size
+                                            : kd_tstate_size(&c->needs),
+                                       error);
+        }
     }
     return err;
 }
@@ -245,7 +286,7 @@ kd_capture_want_upcalls(struct kd_capture *c,
 {
     char *why = NULL;
 
-    if (options->skip_upcall_stats) {
+    if (options->skip_upcall_stats || options->long_poll) {
         return;
     }
     c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall",
@@ -275,11 +316,11 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
     if (options->debug) {
         fprintf(stderr, "kernel_delay: kernel layout from %s: "
                 "task_struct.pid @%s, .tgid @%s, .%s @%s (%s bytes), "
-                "irqaction.name @%s, pt_regs syscall nr @%s, "
+                "CPU @%s, irqaction.name @%s, pt_regs syscall nr @%s, "
                 "return value @%s\n",
                 layout.from_btf ? "BTF" : "kernel headers (no BTF)",
                 layout.task_pid, layout.task_tgid, layout.state_field,
-                layout.task_state, layout.task_state_size,
+                layout.task_state, layout.task_state_size, layout.task_cpu,
                 layout.irqaction_name, layout.syscall_nr, layout.regs_rc);
     }
     for (size_t i = 0; i < 2; i++) {
@@ -550,22 +591,23 @@ int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
                    uint64_t lost[KD_N_FULL_MAPS], char **error)
 {
-    static const struct kd_map_layout tstate = {
+    struct kd_map_layout tstate = {
         .key_size = sizeof(uint32_t),
-        .value_size = sizeof(struct kd_tstate),
+        .value_size = kd_tstate_size(&c->needs),
         .value_offset = sizeof(uint32_t),
-        .entry_size = sizeof(uint32_t) + sizeof(struct kd_tstate),
+        .entry_size = sizeof(uint32_t) + kd_tstate_size(&c->needs),
     };
     int err;
 
     *error = NULL;
     s->pid = c->tgid;
+    s->with_ran = c->needs.ran;
 
     for (size_t i = 0; i < KD_ARRAY_SIZE(kd_sample_maps); i++) {
         const struct kd_sample_map *m = &kd_sample_maps[i];
         void *entries;
 
-        if (m->hist_only && !c->needs.histograms) {
+        if (!kd_capture_has(c, m)) {
             continue;
         }
         err = kd_capture_read_map(c, m->name, &m->layout, &entries,
@@ -600,8 +642,30 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
                               strerror(err));
         return err;
     }
+    if (c->needs.acct) {
+        /* The waiters they registered, likewise. */
+        err = kd_map_zero_array(kd_program_map_fd(&c->prog, "cpu_wait"),
+                                sizeof(struct kd_cpu_wait),
+                                bpf_table_max_entries(c->prog.module,
+                                                      "cpu_wait"));
+        if (err) {
+            *error = kd_xasprintf("Failed to clear eBPF map 'cpu_wait': "
+                                  "%s", strerror(err));
+            return err;
+        }
+    }
 
-    err = kd_map_percpu_sums(c->map_full_fd, lost, KD_N_FULL_MAPS, true);
+    return kd_capture_read_warnings(c, lost, error);
+}
+
+int
+kd_capture_read_warnings(struct kd_capture *c,
+                         uint64_t lost[KD_N_FULL_MAPS], char **error)
+{
+    int err = kd_map_percpu_sums(c->map_full_fd, lost, KD_N_FULL_MAPS,
+                                 true);
+
+    *error = NULL;
     if (err) {
         *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
                               strerror(err));

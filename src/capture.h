@@ -22,6 +22,7 @@
 #define KD_SYSCALLS_PER_THREAD  8
 #define KD_IRQS_PER_THREAD      2
 #define KD_HISTS_PER_THREAD     32
+#define KD_RAN_PER_THREAD       8
 
 /* Frames in a stack of the stack map (the kernel's PERF_MAX_STACK_DEPTH). */
 #define KD_STACK_DEPTH          127
@@ -97,6 +98,12 @@ int kd_capture_counters(struct kd_capture *,
  * entries could not be created because it was full. */
 int kd_capture_collect(struct kd_capture *, struct kd_sample *,
                        uint64_t lost[KD_N_FULL_MAPS], char **error);
+
+/* Reads, and resets, the count of entries each map could not create into
+ * '*lost', and updates the recursion misses ('misses').  Returns 0 or a
+ * positive errno with a message in '*error'. */
+int kd_capture_read_warnings(struct kd_capture *,
+                             uint64_t lost[KD_N_FULL_MAPS], char **error);
 
 /* Reads stack 'id' of the stack map into 'ips' (KD_STACK_DEPTH frames).
  * Returns the number of frames, 0 if there is none. */

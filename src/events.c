@@ -49,6 +49,19 @@ kd_event_state_update(struct kd_event_state *state,
     }
 }
 
+void
+kd_event_state_add_gap(struct kd_event_state *state,
+                       const struct kd_gap_event *event)
+{
+    if (state->n_gaps == state->allocated_gaps) {
+        state->allocated_gaps = state->allocated_gaps
+                                ? state->allocated_gaps * 2 : 16;
+        state->gaps = kd_xreallocarray(state->gaps, state->allocated_gaps,
+                                       sizeof *state->gaps);
+    }
+    state->gaps[state->n_gaps++] = *event;
+}
+
 static int
 kd_events_cb(void *ctx, void *data, size_t size)
 {
@@ -59,6 +72,15 @@ kd_events_cb(void *ctx, void *data, size_t size)
         return 0;
     }
     memcpy(&event, data, sizeof event);
+    if (event.id == KD_EVENT_LONG_POLL) {
+        struct kd_gap_event gap;
+
+        if (size >= sizeof gap) {
+            memcpy(&gap, data, sizeof gap);
+            kd_event_state_add_gap(&events->state, &gap);
+        }
+        return 0;
+    }
     kd_event_state_update(&events->state, &event);
     return 0;
 }
@@ -114,4 +136,7 @@ kd_events_close(struct kd_events *events)
     free(events->state.syscalls);
     events->state.syscalls = NULL;
     events->state.n_syscalls = events->state.allocated = 0;
+    free(events->state.gaps);
+    events->state.gaps = NULL;
+    events->state.n_gaps = events->state.allocated_gaps = 0;
 }

@@ -37,6 +37,11 @@ struct kd_event_state {
     struct kd_syscall_event *syscalls;
     size_t n_syscalls;
     size_t allocated;
+
+    /* Long poll intervals not yet reported, in arrival order. */
+    struct kd_gap_event *gaps;
+    size_t n_gaps;
+    size_t allocated_gaps;
 };
 
 struct ring_buffer;
@@ -69,5 +74,10 @@ void kd_events_clear_syscalls(struct kd_events *);
 /* Records 'event' into 'state'.  Exposed for the unit tests. */
 void kd_event_state_update(struct kd_event_state *,
                            const struct kd_event *);
+
+/* Records long poll interval 'event' into 'state'.  Exposed for the unit
+ * tests. */
+void kd_event_state_add_gap(struct kd_event_state *,
+                            const struct kd_gap_event *);
 
 #endif /* events.h */

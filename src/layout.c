@@ -104,12 +104,39 @@ struct kd_layout_member {
 static const struct kd_layout_member kd_layout_members[] = {
     { "task_struct", "pid", offsetof(struct kd_layout, task_pid), 0 },
     { "task_struct", "tgid", offsetof(struct kd_layout, task_tgid), 0 },
+    { "task_struct", "comm", offsetof(struct kd_layout, task_comm), 0 },
     { "irqaction", "name", offsetof(struct kd_layout, irqaction_name), 0 },
     { "pt_regs", KD_PT_REGS_SYSCALL_NR,
       offsetof(struct kd_layout, syscall_nr), 0 },
     { "pt_regs", KD_PT_REGS_RC, offsetof(struct kd_layout, regs_rc),
       KD_PT_REGS_RC_INDEX },
 };
+
+/* The offset of the task's CPU number in task_struct, into '*offset'. */
+static int
+kd_layout_task_cpu(const struct btf *btf, long *offset, char **error)
+{
+    long ti, cpu, size = 0;
+
+    if (!kd_btf_offset(btf, "task_struct", "thread_info", &ti, NULL, error)
+        && !kd_btf_offset(btf, "thread_info", "cpu", &cpu, &size, error)) {
+        *offset = ti + cpu;
+    } else {
+        free(*error);
+        *error = NULL;
+        if (kd_btf_offset(btf, "task_struct", "cpu", offset, &size,
+                          error)) {
+            return ENOENT;
+        }
+    }
+    if (size != 4) {
+        free(*error);
+        *error = kd_xasprintf("BTF: the task's CPU number has size %ld",
+                              size);
+        return EINVAL;
+    }
+    return 0;
+}
 
 static int
 kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
@@ -148,9 +175,19 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
                               layout->state_field, size);
         return EINVAL;
     }
+
     snprintf(layout->task_state, sizeof layout->task_state, "%ld", off);
     snprintf(layout->task_state_size, sizeof layout->task_state_size,
              "%ld", size);
+
+    /* The task's CPU, as task_cpu() reads it: thread_info.cpu where the
+     * architecture keeps thread_info in task_struct (x86_64, arm64 and
+     * s390x since Linux 5.16), task_struct.cpu before. */
+    error_ = kd_layout_task_cpu(btf, &off, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->task_cpu, sizeof layout->task_cpu, "%ld", off);
 
     layout->includes = "";
     layout->from_btf = true;
@@ -178,12 +215,19 @@ kd_layout_from_headers(struct kd_layout *layout)
              "offsetof(struct task_struct, pid)");
     snprintf(layout->task_tgid, sizeof layout->task_tgid,
              "offsetof(struct task_struct, tgid)");
+    snprintf(layout->task_comm, sizeof layout->task_comm,
+             "offsetof(struct task_struct, comm)");
     snprintf(layout->task_state, sizeof layout->task_state,
              "offsetof(struct task_struct, %s)", layout->state_field);
     snprintf(layout->task_state_size, sizeof layout->task_state_size,
              "sizeof(((struct task_struct *) 0)->%s)", layout->state_field);
     snprintf(layout->irqaction_name, sizeof layout->irqaction_name,
              "offsetof(struct irqaction, name)");
+    /* As in kd_layout_task_cpu(). */
+    snprintf(layout->task_cpu, sizeof layout->task_cpu, "%s",
+             (major > 5 || (major == 5 && minor >= 16))
+             ? "offsetof(struct task_struct, thread_info.cpu)"
+             : "offsetof(struct task_struct, cpu)");
     snprintf(layout->syscall_nr, sizeof layout->syscall_nr,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_SYSCALL_NR);
     snprintf(layout->regs_rc, sizeof layout->regs_rc,

@@ -22,6 +22,9 @@ struct kd_layout {
     char task_tgid[KD_LAYOUT_EXPR_SIZE];
     char task_state[KD_LAYOUT_EXPR_SIZE];
     char task_state_size[KD_LAYOUT_EXPR_SIZE];
+    char task_cpu[KD_LAYOUT_EXPR_SIZE];     /* The CPU whose run queue the
+                                             * task is on (task_cpu()). */
+    char task_comm[KD_LAYOUT_EXPR_SIZE];
     char irqaction_name[KD_LAYOUT_EXPR_SIZE];
     char syscall_nr[KD_LAYOUT_EXPR_SIZE];   /* Syscall number in pt_regs. */
     char regs_rc[KD_LAYOUT_EXPR_SIZE];      /* Return value in pt_regs. */

@@ -171,6 +171,19 @@ kd_map_set_u64(int fd, uint32_t key, uint64_t value)
 }
 
 int
+kd_map_zero_array(int fd, size_t value_size, uint32_t n)
+{
+    void *zeros = kd_xcalloc(1, value_size);
+    int error = 0;
+
+    for (uint32_t key = 0; !error && key < n; key++) {
+        error = kd_bpf_error(bpf_update_elem(fd, &key, zeros, BPF_ANY));
+    }
+    free(zeros);
+    return error;
+}
+
+int
 kd_map_lookup(int fd, const void *key, void *value)
 {
     return kd_bpf_error(bpf_lookup_elem(fd, (void *) key, value));

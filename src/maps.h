@@ -31,6 +31,10 @@ int kd_map_read(int fd, const struct kd_map_layout *, size_t max_entries,
 /* Deletes every entry of hash map 'fd'.  Returns 0 or a positive errno. */
 int kd_map_clear(int fd, const struct kd_map_layout *, size_t max_entries);
 
+/* Sets the 'n' entries of array map 'fd', of 'value_size' bytes, to
+ * zeros.  Returns 0 or a positive errno. */
+int kd_map_zero_array(int fd, size_t value_size, uint32_t n);
+
 /* Sets entry 'key' of array map 'fd' to 'value'. */
 int kd_map_set_u64(int fd, uint32_t key, uint64_t value);
 

@@ -36,6 +36,8 @@ const struct kd_options kd_options_defaults = {
     .stop_trigger = NULL,
     .trigger_delta = 0,
     .max_threads = 8192,
+    .long_poll = false,
+    .long_poll_ns = KD_LONG_POLL_DEFAULT_NS,
 };
 
 /* The options, in the reference's order, then ours.  ARG is NONE,
@@ -73,6 +75,8 @@ const struct kd_options kd_options_defaults = {
     KD_OPTION(HISTOGRAM, 0, "histogram", NONE, NULL, false)             \
     KD_OPTION(JSON, 0, "json", NONE, NULL, false)                       \
     KD_OPTION(LIST_PROBES, 0, "list-probes", NONE, NULL, false)         \
+    KD_OPTION(LONG_POLL_EVENTS, 0, "long-poll-events", OPTIONAL,        \
+              "DURATION_NS", false)                                     \
     KD_OPTION(VERSION, 0, "version", NONE, NULL, false)
 
 enum kd_option_id {
@@ -113,7 +117,8 @@ static const char kd_usage[] =
 "                    [--start-trigger TRIGGER] [--stop-trigger TRIGGER]\n"
 "                    [--trigger-delta [DURATION_NS]] [--max-threads NUMBER]\n"
 "                    [--thread REGEX] [--tid TID[,TID...]] [--summary]\n"
-"                    [--histogram] [--json] [--list-probes] [--version]\n";
+"                    [--histogram] [--json] [--list-probes]\n"
+"                    [--long-poll-events [DURATION_NS]] [--version]\n";
 
 static const char kd_help[] =
 "\n"
@@ -165,6 +170,11 @@ static const char kd_help[] =
 "  --json                One JSON object per sample (JSON Lines) instead\n"
 "                        of the text report; see kernel_delay(8)\n"
 "  --list-probes         List the target's USDT probes and exit\n"
+"  --long-poll-events [DURATION_NS]\n"
+"                        Stay attached and explain, as it ends, every gap\n"
+"                        between two poll() calls of a thread longer than\n"
+"                        DURATION_NS (default 1000000000): where the time\n"
+"                        went and who ran instead; see kernel_delay(8)\n"
 "  --version             show the program's version, the libbcc and libbpf\n"
 "                        it runs with and the kernel features it finds\n"
 "                        (BTF, kprobes, ring buffer, headers), and exit\n";
@@ -181,8 +191,12 @@ kd_options_needs(const struct kd_options *o)
         .summary = o->summary,
     };
 
+    needs.gaps = o->long_poll;
+    needs.stats = !o->long_poll;
+    needs.acct = o->long_poll || o->summary || o->json;
+    needs.ran = needs.acct && needs.stats;
     needs.ring_buffer = needs.start_trigger || needs.stop_trigger
-                        || needs.syscall_events;
+                        || needs.syscall_events || needs.gaps;
     return needs;
 }
 
@@ -524,6 +538,15 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
     case KD_OPT_SAMPLE_COUNT:
         status = kd_get_uint(err, def, arg, 1, KD_MAX_SAMPLE_COUNT, &u);
         o->sample_count = u;
+        o->sample_count_set = true;
+        break;
+    case KD_OPT_LONG_POLL_EVENTS:
+        u = KD_LONG_POLL_DEFAULT_NS;
+        if (arg) {
+            status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
+        }
+        o->long_poll = true;
+        o->long_poll_ns = u;
         break;
     case KD_OPT_SAMPLE_INTERVAL:
         status = kd_get_seconds(err, def, arg, 0, &o->sample_interval);
@@ -662,11 +685,51 @@ kd_add_extra(struct kd_ds *extras, const char *word)
     kd_ds_put_format(extras, "%s%s", extras->length ? " " : "", word);
 }
 
+/* The options that --long-poll-events excludes: they shape samples,
+ * which that mode has none of. */
+static const enum kd_option_id kd_long_poll_conflicts[] = {
+    KD_OPT_SYSCALL_EVENTS, KD_OPT_SAMPLE_INTERVAL, KD_OPT_SAMPLE_TIME,
+    KD_OPT_SKIP_SYSCALL_POLL_EVENTS, KD_OPT_START_TRIGGER,
+    KD_OPT_STOP_TRIGGER, KD_OPT_TRIGGER_DELTA, KD_OPT_SUMMARY,
+    KD_OPT_HISTOGRAM,
+};
+
+/* As argparse reports two options of a mutually exclusive group: the one
+ * given later, "not allowed with" the one given first.  'given_at' holds
+ * each option's position on the command line, 0 when it is not given. */
+static int
+kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
+{
+    int lp = given_at[KD_OPT_LONG_POLL_EVENTS];
+
+    if (!lp) {
+        return -1;
+    }
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_long_poll_conflicts); i++) {
+        enum kd_option_id id = kd_long_poll_conflicts[i];
+        const struct kd_option_def *first, *later;
+        char name[64], why[96];
+
+        if (!given_at[id]) {
+            continue;
+        }
+        first = &kd_option_defs[given_at[id] < lp
+                                ? id : KD_OPT_LONG_POLL_EVENTS];
+        later = &kd_option_defs[given_at[id] < lp
+                                ? KD_OPT_LONG_POLL_EVENTS : id];
+        kd_option_display(first, name, sizeof name);
+        snprintf(why, sizeof why, "not allowed with argument %s", name);
+        return kd_arg_error(err, later, why);
+    }
+    return -1;
+}
+
 int
 kd_options_parse(struct kd_options *options, int argc, char *argv[],
                  FILE *out, FILE *err)
 {
     struct kd_ds extras = KD_DS_EMPTY_INITIALIZER;
+    int given_at[KD_N_OPTIONS] = { 0 };
     int status = -1;
 
     *options = kd_options_defaults;
@@ -724,7 +787,13 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
             status = kd_arg_error(err, def, "expected one argument");
             break;
         }
+        if (!given_at[def->id]) {
+            given_at[def->id] = i;
+        }
         status = kd_option_apply(options, def, arg, out, err);
+    }
+    if (status < 0) {
+        status = kd_check_conflicts(given_at, err);
     }
 
     if (status < 0 && extras.length) {

@@ -37,6 +37,9 @@ struct kd_options {
     bool histogram;                 /* --histogram: log2 histograms. */
     bool summary;                   /* --summary: a table per sample. */
     bool list_probes;               /* --list-probes: list USDT probes. */
+    bool long_poll;                 /* --long-poll-events [DURATION_NS]. */
+    uint64_t long_poll_ns;          /* Its threshold. */
+    bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };
 
@@ -50,6 +53,10 @@ extern const struct kd_options kd_options_defaults;
 #define KD_MAX_STACK_TRACES   (1u << 20)
 #define KD_MIN_MAX_THREADS    64u
 #define KD_MAX_MAX_THREADS    (1u << 20)
+
+/* --long-poll-events without a value: OVS's own threshold for its
+ * "Unreasonably long poll interval" warning, 1 s. */
+#define KD_LONG_POLL_DEFAULT_NS 1000000000ull
 
 /* Parses 'argv' into 'options' (first set to kd_options_defaults); call
  * kd_options_destroy() when done with them.
@@ -73,6 +80,13 @@ struct kd_needs {
     bool ring_buffer;       /* Events of either kind reach user space. */
     bool histograms;        /* --histogram. */
     bool summary;           /* --summary. */
+    bool stats;             /* The per-sample statistics (not with
+                             * --long-poll-events). */
+    bool acct;              /* Time accounts and who ran instead
+                             * (--summary, --json, --long-poll-events). */
+    bool gaps;              /* --long-poll-events. */
+    bool ran;               /* Who ran instead, per sample (--summary,
+                             * --json). */
 };
 
 struct kd_needs kd_options_needs(const struct kd_options *);

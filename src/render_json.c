@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 
+#include "gap.h"
 #include "json.h"
 #include "report.h"
 #include "snapshot.h"
@@ -185,4 +186,95 @@ kd_render_json_exited_waiting(struct kd_ds *ds, unsigned int tgid)
     kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"target_exited\":"
                      "true,\"waiting_for\":\"start trigger\"}\n",
                      KD_JSON_VERSION, tgid);
+}
+
+/* A name of KD_COMM_LEN bytes, maybe without its NUL. */
+static void
+kd_render_json_comm(struct kd_ds *ds, const char comm[KD_COMM_LEN])
+{
+    char name[KD_COMM_LEN + 1];
+
+    snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, comm);
+    kd_json_string(ds, name);
+}
+
+static void
+kd_render_json_gap_syscall(struct kd_ds *ds, const struct kd_gap_syscall *s)
+{
+    kd_ds_put_format(ds, "\"count\":%" PRIu32 ",\"total_ns\":%" PRIu64
+                     ",\"blocked_ns\":%" PRIu64 "}", s->count, s->total_ns,
+                     s->blocked_ns);
+}
+
+void
+kd_render_json_gap(struct kd_ds *ds, const struct kd_gap *gap,
+                   const struct kd_snapshot *warnings)
+{
+    bool first = true;
+
+    kd_ds_put_format(ds, "{\"version\":%d,\"type\":\"long_poll\","
+                     "\"index\":%u,\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                     ",\"name\":", KD_JSON_VERSION, gap->index, gap->pid,
+                     gap->tid);
+    kd_json_string(ds, gap->name);
+    kd_ds_put_format(ds, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+                     ",", gap->start_ns, gap->end_ns);
+    kd_render_json_time(ds, "start", &gap->start_wall);
+    kd_ds_put_char(ds, ',');
+    kd_render_json_time(ds, "end", &gap->end_wall);
+    kd_ds_put_format(ds, ",\"gap_ns\":%" PRIu64, kd_gap_ns(gap));
+    for (int i = 0; i < KD_N_GAP_PARTS; i++) {
+        kd_ds_put_format(ds, ",\"%s_ns\":", kd_gap_part_key(i));
+        if (i == KD_GAP_UNACCOUNTED) {
+            kd_ds_put_format(ds, "%" PRId64, gap->unaccounted_ns);
+        } else {
+            kd_json_u64(ds, gap->parts[i]);
+        }
+    }
+    kd_ds_put_cstr(ds, ",\"dominant\":");
+    kd_json_string(ds, kd_gap_part_key(gap->dominant));
+    kd_ds_put_format(ds, ",\"waits\":%" PRIu64 ",\"preemptions\":%" PRIu64
+                     ",\"sleeps\":%" PRIu64 ",\"syscalls\":[",
+                     gap->waits, gap->preemptions, gap->sleeps);
+    for (size_t i = 0; i < gap->n_syscalls; i++) {
+        const struct kd_gap_syscall *s = &gap->syscalls[i];
+        char name[64];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_cstr(ds, "{\"name\":");
+        kd_json_string(ds, kd_syscall_format(s->nr, name, sizeof name));
+        kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",", s->nr);
+        kd_render_json_gap_syscall(ds, s);
+    }
+    kd_ds_put_cstr(ds, "],\"other_syscalls\":{");
+    kd_render_json_gap_syscall(ds, &gap->other_syscalls);
+    kd_ds_put_cstr(ds, ",\"ran_instead\":[");
+    first = true;
+    for (size_t i = 0; i < gap->n_ran; i++) {
+        const struct kd_gap_ran *r = &gap->ran[i];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
+                         ",\"name\":", r->tid, r->pid);
+        kd_render_json_comm(ds, r->comm);
+        kd_ds_put_format(ds, ",\"ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+                         r->ns, r->count);
+    }
+    kd_ds_put_format(ds, "],\"ran_instead_others_ns\":%" PRIu64,
+                     gap->ran_others_ns);
+    kd_render_json_warnings(ds, warnings);
+    kd_ds_put_cstr(ds, "}\n");
+}
+
+void
+kd_render_json_watch_end(struct kd_ds *ds, const struct kd_snapshot *snap,
+                         unsigned int reported, bool target_exited)
+{
+    kd_ds_put_format(ds, "{\"version\":%d,\"type\":\"long_poll_end\","
+                     "\"pid\":%u,\"reported\":%u", KD_JSON_VERSION,
+                     snap->tgid, reported);
+    kd_render_json_warnings(ds, snap);
+    kd_ds_put_cstr(ds, ",\"target_exited\":");
+    kd_json_bool(ds, target_exited);
+    kd_ds_put_cstr(ds, "}\n");
 }

@@ -6,10 +6,12 @@
 #ifndef KD_RENDER_JSON_H
 #define KD_RENDER_JSON_H 1
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "util.h"
 
+struct kd_gap;
 struct kd_snapshot;
 
 /* The "version" of the JSON records (--json). */
@@ -27,5 +29,15 @@ void kd_render_json_sample(struct kd_ds *, const struct kd_snapshot *snap,
 /* The record that says process 'tgid' exited while the tool waited for the
  * start trigger. */
 void kd_render_json_exited_waiting(struct kd_ds *, unsigned int tgid);
+
+/* The record of one long poll interval (--long-poll-events), with the
+ * warnings of 'warnings' (a snapshot that holds only those), one line. */
+void kd_render_json_gap(struct kd_ds *, const struct kd_gap *,
+                        const struct kd_snapshot *warnings);
+
+/* The last record of a --long-poll-events run: how many intervals were
+ * reported, the warnings, and whether the target exited. */
+void kd_render_json_watch_end(struct kd_ds *, const struct kd_snapshot *snap,
+                              unsigned int reported, bool target_exited);
 
 #endif /* render_json.h */

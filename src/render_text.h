@@ -13,6 +13,7 @@
 #include "kd_abi.h"
 #include "util.h"
 
+struct kd_gap;
 struct kd_snapshot;
 
 /* The text report, in the reference's layout: pure functions of a
@@ -36,5 +37,15 @@ void kd_render_text_final(struct kd_ds *,
  * start trigger, or during the sample. */
 void kd_render_text_exited(struct kd_ds *, unsigned int tgid,
                            bool waiting);
+
+/* One long poll interval (--long-poll-events): a block in the report's
+ * layout, from its "# Long poll interval" line to its "# Dominant:"
+ * line. */
+void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
+
+/* The end of a --long-poll-events run: how many intervals were reported,
+ * and the warnings of 'snap' (which holds only warnings). */
+void kd_render_text_watch_end(struct kd_ds *, const struct kd_snapshot *snap,
+                              unsigned int reported);
 
 #endif /* render_text.h */

@@ -15,9 +15,6 @@
 #include "json.h"
 #include "syscalls.h"
 
-/* Everything under a thread's first line is indented by the width of the
- * "TID" and "THREAD" columns. */
-#define KD_INDENT "                            "
 
 const char *
 kd_format_thousands(uint64_t value, char buf[32])
@@ -103,8 +100,7 @@ kd_full_map_name(enum kd_full_map map)
     return map < KD_N_FULL_MAPS ? kd_full_map_names[map] : "?";
 }
 
-/* A "{:16,}" number. */
-static void
+void
 kd_put_num(struct kd_ds *ds, uint64_t value, int width)
 {
     char buf[32];
@@ -464,13 +460,19 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
 }
 
 void
-kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
+kd_report_threads_header(struct kd_ds *ds)
 {
     kd_ds_put_format(ds, "%-10s %-16s %s\n", "TID", "THREAD",
                      "<RESOURCE SPECIFIC>");
     kd_ds_put_cstr(ds, "---------- ---------------- "
                    "------------------------------------------------------"
                    "----------------------\n");
+}
+
+void
+kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
+{
+    kd_report_threads_header(ds);
 
     for (size_t i = 0; i < sample->n_threads; i++) {
         const struct kd_thread *t = &sample->threads[i];
@@ -678,6 +680,8 @@ kd_summary_compute(const struct kd_sample *sample,
             r->softirq_ns += t->softirqs[j].stat.total_ns;
         }
         kd_syscalls_but_poll(t, &count, &r->syscall_ns);
+        r->ran = t->ran;
+        r->n_ran = t->n_ran;
     }
     if (sample->n_threads) {
         qsort(rows, sample->n_threads, sizeof *rows, kd_summary_cmp);
@@ -692,11 +696,66 @@ kd_share(uint64_t part, uint64_t whole, char *buf, size_t size)
     return buf;
 }
 
+const char *
+kd_ran_name(const struct kd_ran_entry *e, char buf[KD_COMM_LEN + 1])
+{
+    if (e->key.other == KD_RAN_UNKNOWN) {
+        return NULL;
+    }
+    snprintf(buf, KD_COMM_LEN + 1, "%.*s", KD_COMM_LEN, e->ran.comm);
+    return buf;
+}
+
+/* The tasks that held the CPU while each thread that waited in the run
+ * queue waited, the three longest: "NAME[TID/PID] SHARE" each. */
+static void
+kd_report_ran_instead(struct kd_ds *ds, const struct kd_summary_row *rows,
+                      size_t n)
+{
+    bool any = false;
+
+    for (size_t i = 0; i < n && !any; i++) {
+        any = rows[i].ready_ns && rows[i].n_ran;
+    }
+    if (!any) {
+        return;
+    }
+    kd_ds_put_format(ds, "# Ran instead, while each thread waited in the "
+                     "run queue (the longest three):\n%-10s %-16s %s\n",
+                     "TID", "THREAD", "TASK[TID/PID] SHARE OF THE WAIT");
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_summary_row *r = &rows[i];
+
+        if (!r->ready_ns || !r->n_ran) {
+            continue;
+        }
+        kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
+        kd_put_field(ds, r->name, 16, true, false);
+        for (size_t j = 0; j < r->n_ran && j < 3; j++) {
+            const struct kd_ran_entry *e = &r->ran[j];
+            char name[KD_COMM_LEN + 1], share[16];
+
+            kd_ds_put_cstr(ds, j ? ", " : " ");
+            if (kd_ran_name(e, name)) {
+                kd_ds_put_safe_cstr(ds, name);
+                kd_ds_put_format(ds, "[%" PRIu32 "/%" PRIu32 "]",
+                                 e->key.other, e->ran.pid);
+            } else {
+                kd_ds_put_cstr(ds, "(not known)");
+            }
+            kd_ds_put_format(ds, " %s", kd_share(e->ran.ns, r->ready_ns,
+                                                 share, sizeof share));
+        }
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
 void
 kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
                   size_t n, uint64_t window_ns)
 {
     char a[16], b[16], c[16], d[16], e[16], f[16], num[32], num2[32];
+    char name[KD_COMM_LEN + 1];
 
     kd_ds_put_format(ds, "\n# SUMMARY: share of the %.1f ms sample window "
                      "spent\n", window_ns / 1e6);
@@ -723,10 +782,19 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
         kd_ds_put_safe_cstr(ds, rows[0].name);
         kd_ds_put_format(ds, " (TID %" PRIu32
                          "), %s ns in all (%s of the window), %s ns at "
-                         "most.\n", rows[0].tid,
+                         "most", rows[0].tid,
                          kd_format_thousands(rows[0].ready_ns, num),
                          kd_share(rows[0].ready_ns, window_ns, a, sizeof a),
                          kd_format_thousands(rows[0].max_ready_ns, num2));
+        if (rows[0].n_ran && kd_ran_name(&rows[0].ran[0], name)) {
+            kd_ds_put_cstr(ds, ", mostly behind ");
+            kd_ds_put_safe_cstr(ds, name);
+            kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
+                             rows[0].ran[0].key.other,
+                             rows[0].ran[0].ran.pid);
+        }
+        kd_ds_put_cstr(ds, ".\n");
+        kd_report_ran_instead(ds, rows, n);
     } else {
         kd_ds_put_cstr(ds, "# No thread waited in the run queue.\n");
     }
@@ -818,6 +886,42 @@ kd_json_hists(struct kd_ds *ds, const struct kd_thread *t)
     kd_ds_put_char(ds, '}');
 }
 
+/* One entry of who ran instead, as an object. */
+static void
+kd_json_ran_entry(struct kd_ds *ds, const struct kd_ran_entry *e)
+{
+    char name[KD_COMM_LEN + 1];
+
+    if (kd_ran_name(e, name)) {
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
+                         ",\"name\":", e->key.other, e->ran.pid);
+        kd_json_string(ds, name);
+    } else {
+        kd_ds_put_cstr(ds, "{\"tid\":null,\"pid\":null,\"name\":null");
+    }
+    kd_ds_put_format(ds, ",\"ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+                     e->ran.ns, e->ran.count);
+}
+
+/* Who ran instead of a thread: an array, or null when not counted. */
+static void
+kd_json_ran(struct kd_ds *ds, const struct kd_ran_entry *ran, size_t n,
+            bool counted)
+{
+    bool first = true;
+
+    if (!counted) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_char(ds, '[');
+    for (size_t i = 0; i < n; i++) {
+        kd_json_next(ds, &first);
+        kd_json_ran_entry(ds, &ran[i]);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
 void
 kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
 {
@@ -896,6 +1000,9 @@ kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
         }
         kd_ds_put_cstr(ds, "],\"histograms\":");
         kd_json_hists(ds, t);
+        kd_ds_put_cstr(ds, ",\"ran_instead\":");
+        kd_json_ran(ds, sample->with_ran ? t->ran : NULL, t->n_ran,
+                    sample->with_ran);
         kd_ds_put_char(ds, '}');
     }
     kd_ds_put_char(ds, ']');
@@ -919,9 +1026,16 @@ kd_report_json_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
                          ",\"stopped_ns\":%" PRIu64 ",\"hard_irq_ns\":%"
                          PRIu64 ",\"soft_irq_ns\":%" PRIu64
                          ",\"syscalls_but_poll_ns\":%" PRIu64
-                         ",\"longest_ready_ns\":%" PRIu64 "}", r->run_ns,
+                         ",\"longest_ready_ns\":%" PRIu64
+                         ",\"ran_instead_top\":", r->run_ns,
                          r->ready_ns, r->stop_ns, r->hardirq_ns,
                          r->softirq_ns, r->syscall_ns, r->max_ready_ns);
+        if (r->n_ran) {
+            kd_json_ran_entry(ds, &r->ran[0]);
+        } else {
+            kd_json_null(ds);
+        }
+        kd_ds_put_char(ds, '}');
     }
     kd_ds_put_cstr(ds, "],\"worst\":");
     if (n && rows[0].ready_ns) {

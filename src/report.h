@@ -16,11 +16,19 @@
 /* Text output in the reference's layout, to the character.  Nothing here
  * touches the kernel. */
 
+/* Everything under a thread's first line is indented by the width of the
+ * "TID" and "THREAD" columns. */
+#define KD_INDENT "                            "
+
 /* The name of map KD_MAP_ID, for warnings. */
 const char *kd_full_map_name(enum kd_full_map);
 
 /* Formats 'value' with thousands separators ("1,234,567"). */
 const char *kd_format_thousands(uint64_t value, char buf[32]);
+
+/* 'value' with thousands separators, right-aligned on 'width' columns
+ * (Python's "{:16,}"). */
+void kd_put_num(struct kd_ds *, uint64_t value, int width);
 
 /* Appends 's' rendered by kd_ds_put_safe() (escaped where it could drive
  * a terminal or break the layout), padded with spaces to 'width' columns
@@ -37,6 +45,9 @@ const char *kd_format_wall_time(const struct timespec *ts, char buf[40]);
  * kd_format_wall_time() writes it, then UTC. */
 void kd_report_timestamp(struct kd_ds *, const char *msg,
                          const struct timespec *now);
+
+/* The "TID THREAD <RESOURCE SPECIFIC>" header and its underline. */
+void kd_report_threads_header(struct kd_ds *);
 
 /* The per-thread report of one sample, from the "TID THREAD" header to
  * the last thread's last section. */
@@ -79,14 +90,18 @@ struct kd_summary_row {
     uint64_t softirq_ns;
     uint64_t syscall_ns;        /* Syscalls other than poll(). */
     uint64_t max_ready_ns;      /* The longest run-queue wait. */
+    const struct kd_ran_entry *ran;     /* Who ran instead, by decreasing
+                                         * time (--summary counts it). */
+    size_t n_ran;
 };
 
 /* Fills 'rows' (sample->n_threads of them) from the grouped 'sample',
  * sorted by decreasing run-queue wait, then name. */
 void kd_summary_compute(const struct kd_sample *, struct kd_summary_row *);
 
-/* The summary table of a sample window of 'window_ns', and the line naming
- * the thread that waited longest in the run queue. */
+/* The summary table of a sample window of 'window_ns', the line naming
+ * the thread that waited longest in the run queue and who ran instead of
+ * it, and who ran instead of each thread that waited. */
 void kd_report_summary(struct kd_ds *, const struct kd_summary_row *,
                        size_t n, uint64_t window_ns);
 
@@ -97,6 +112,10 @@ void kd_report_json_summary(struct kd_ds *, const struct kd_summary_row *,
                             size_t n, uint64_t window_ns);
 void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
                             size_t n, int n_cpus);
+
+/* Who ran instead of a thread, one entry: its "name", or NULL when the
+ * task that held the CPU is not known. */
+const char *kd_ran_name(const struct kd_ran_entry *, char buf[KD_COMM_LEN + 1]);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

@@ -82,6 +82,18 @@ kd_hist_cmp(const void *a_, const void *b_)
 }
 
 static int
+kd_ran_cmp(const void *a_, const void *b_)
+{
+    const struct kd_ran_entry *a = a_, *b = b_;
+    int cmp = kd_cmp_u32(a->key.tid, b->key.tid);
+
+    if (!cmp) {
+        cmp = a->ran.ns > b->ran.ns ? -1 : a->ran.ns < b->ran.ns;
+    }
+    return cmp ? cmp : kd_cmp_u32(a->key.other, b->key.other);
+}
+
+static int
 kd_name_cmp(const void *a_, const void *b_)
 {
     const struct kd_name_entry *a = a_, *b = b_;
@@ -178,6 +190,7 @@ kd_sample_sort(struct kd_sample *sample)
              kd_name_cmp);
     kd_qsort(sample->hists, sample->n_hists, sizeof *sample->hists,
              kd_hist_cmp);
+    kd_qsort(sample->ran, sample->n_ran, sizeof *sample->ran, kd_ran_cmp);
 }
 
 /* The smallest tid among the entries 'cursors' have left, in '*tid'.
@@ -222,7 +235,7 @@ void
 kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
                 void *aux)
 {
-    struct kd_cursor cursors[5] = {
+    struct kd_cursor cursors[6] = {
         { (const char *) sample->syscalls, sizeof *sample->syscalls,
           sample->n_syscalls, 0 },
         { (const char *) sample->tstats, sizeof *sample->tstats,
@@ -233,6 +246,8 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
           sample->n_softirqs, 0 },
         { (const char *) sample->hists, sizeof *sample->hists,
           sample->n_hists, 0 },
+        { (const char *) sample->ran, sizeof *sample->ran,
+          sample->n_ran, 0 },
     };
     size_t max_threads;
 
@@ -240,7 +255,7 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
 
     max_threads = sample->n_syscalls + sample->n_tstats
                   + sample->n_hardirqs + sample->n_softirqs
-                  + sample->n_hists;
+                  + sample->n_hists + sample->n_ran;
     sample->threads = kd_xcalloc(max_threads, sizeof *sample->threads);
     sample->n_threads = 0;
 
@@ -269,6 +284,7 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
         t->hardirqs = kd_cursor_take(&cursors[2], tid, &t->n_hardirqs);
         t->softirqs = kd_cursor_take(&cursors[3], tid, &t->n_softirqs);
         t->hists = kd_cursor_take(&cursors[4], tid, &t->n_hists);
+        t->ran = kd_cursor_take(&cursors[5], tid, &t->n_ran);
 
         /* A thread whose only entry is empty has nothing to report. */
         if (!t->n_syscalls && !t->poll && !t->run && !t->ready && !t->stop
@@ -370,6 +386,7 @@ kd_sample_clear(struct kd_sample *sample)
     free(sample->softirqs);
     free(sample->names);
     free(sample->hists);
+    free(sample->ran);
     for (size_t i = 0; i < sample->n_upcalls; i++) {
         free(sample->upcalls[i].per_cpu);
     }

@@ -51,6 +51,14 @@ struct kd_hist_entry {
     uint64_t count;
 };
 
+struct kd_ran_entry {
+    struct kd_ran_key key;
+    struct kd_ran ran;
+};
+
+/* kd_ran_key.other when the task that held the CPU is not known. */
+#define KD_RAN_UNKNOWN 0xffffffffu
+
 /* Upcall counts per CPU for one key: 0 for successful upcalls, else the
  * errno of failed ones. */
 #define KD_MAX_CPUS 1024
@@ -76,6 +84,8 @@ struct kd_thread {
     size_t n_softirqs;
     const struct kd_hist_entry *hists;  /* By what, then slot. */
     size_t n_hists;
+    const struct kd_ran_entry *ran;     /* By decreasing time. */
+    size_t n_ran;
 };
 
 struct kd_sample {
@@ -93,6 +103,9 @@ struct kd_sample {
     size_t n_names;
     struct kd_hist_entry *hists;
     size_t n_hists;
+    struct kd_ran_entry *ran;       /* Who ran instead (--summary, --json). */
+    size_t n_ran;
+    bool with_ran;                  /* The sample has 'ran'. */
     struct kd_upcall_entry *upcalls;
     size_t n_upcalls;
     int n_cpus;                     /* Of 'upcalls'. */

@@ -5,15 +5,18 @@
 
 #include "sampler.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "capture.h"
+#include "gap.h"
 #include "options.h"
 #include "output.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "report.h"
 #include "snapshot.h"
 #include "waiter.h"
 
@@ -240,6 +243,110 @@ kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
     return err;
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, now. */
+static int64_t
+kd_mono_to_wall_ns(void)
+{
+    return (int64_t) kd_clock_ns(CLOCK_REALTIME) - (int64_t) kd_now_ns();
+}
+
+/* Reports the long poll intervals the events brought, those of the
+ * threads the filter keeps, until '*reported' reaches 'limit'. */
+static void
+kd_watch_report(const struct kd_sampler *s, struct kd_snapshot *warnings,
+                unsigned int *reported, unsigned int limit)
+{
+    struct kd_event_state *ev = &s->capture->events.state;
+    int64_t offset = kd_mono_to_wall_ns();
+    bool warned = false;
+
+    for (size_t i = 0; i < ev->n_gaps && *reported < limit; i++) {
+        struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+        struct kd_gap gap;
+        char *error = NULL;
+
+        kd_gap_decode(&ev->gaps[i], offset, *reported + 1, &gap);
+        if (!kd_thread_filter_match(s->filter, gap.tid, gap.name)) {
+            continue;
+        }
+        if (!warned && kd_snapshot_add_warnings(warnings, s->capture,
+                                                &error)) {
+            kd_error("%s\n", error);
+            free(error);
+        }
+        warned = true;
+        ++*reported;
+        if (s->options->json) {
+            kd_render_json_gap(&ds, &gap, warnings);
+        } else {
+            kd_render_text_gap(&ds, &gap);
+        }
+        kd_print_ds(&ds);
+    }
+    ev->n_gaps = 0;
+}
+
+/* --long-poll-events: capture from now on, with no pause, and report each
+ * long poll interval as its event comes, until a signal, the target's exit
+ * or --sample-count intervals.  Returns 0 or a positive errno. */
+static int
+kd_sampler_watch(const struct kd_sampler *s)
+{
+    const struct kd_options *o = s->options;
+    unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
+    struct kd_snapshot warnings;
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    unsigned int reported = 0;
+    char *error = NULL;
+    char what[96], num[32];
+    int err;
+
+    memset(&warnings, 0, sizeof warnings);
+    warnings.tgid = s->capture->tgid;
+    err = kd_capture_set(s->capture, KD_CAPTURE_ON);
+    if (err) {
+        kd_error("Failed to start capturing: %s\n", strerror(err));
+        return err;
+    }
+    snprintf(what, sizeof what, "# Start watching poll() intervals over "
+             "%s ns", kd_format_thousands(o->long_poll_ns, num));
+    kd_print_timestamp(what, 0, 0);
+
+    while (!kd_waiter_done(s->waiter) && reported < limit) {
+        err = kd_wait(s->waiter, &s->capture->events,
+                      kd_now_ns() + 1000000000ull);
+        if (err) {
+            kd_error("Failed to read eBPF events: %s\n", strerror(err));
+            break;
+        }
+        kd_watch_report(s, &warnings, &reported, limit);
+    }
+    if (!err) {
+        /* The intervals that ended before the signal or the exit. */
+        kd_events_drain(&s->capture->events);
+        kd_watch_report(s, &warnings, &reported, limit);
+    }
+    kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
+    kd_print_timestamp("# Stop watching", 0, 0);
+    if (kd_snapshot_add_warnings(&warnings, s->capture, &error)) {
+        kd_error("%s\n", error);
+        free(error);
+    }
+    if (o->json) {
+        kd_render_json_watch_end(&ds, &warnings, reported,
+                                 s->waiter->target_exited);
+    } else {
+        kd_render_text_watch_end(&ds, &warnings, reported);
+        if (s->waiter->target_exited) {
+            kd_ds_put_format(&ds, "\n# NOTE: Process %u exited.\n",
+                             s->capture->tgid);
+        }
+    }
+    kd_print_ds(&ds);
+    free(warnings.misses);
+    return err;
+}
+
 int
 kd_sampler_run(const struct kd_sampler *s)
 {
@@ -247,6 +354,10 @@ kd_sampler_run(const struct kd_sampler *s)
     unsigned int n_done = 0, index = 0;
     bool last = false;
     int err = 0;
+
+    if (o->long_poll) {
+        return kd_sampler_watch(s);
+    }
 
     /* Every probe is attached by now: only from here may a start trigger
      * start a sample.  Were it honoured earlier, while the stop trigger
@@ -280,7 +391,9 @@ kd_sampler_final_warnings(const struct kd_sampler *s)
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     uint64_t counters[KD_N_COUNTERS];
 
-    if (!kd_output_json() && !kd_capture_counters(s->capture, counters)) {
+    /* --long-poll-events ends with its own. */
+    if (!kd_output_json() && !s->options->long_poll
+        && !kd_capture_counters(s->capture, counters)) {
         kd_render_text_final(&ds, counters, s->options->sample_count);
     }
     kd_print_ds(&ds);

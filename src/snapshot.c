@@ -103,6 +103,46 @@ kd_snapshot_take_misses(struct kd_snapshot *snap,
 }
 
 int
+kd_snapshot_add_warnings(struct kd_snapshot *snap,
+                         struct kd_capture *capture, char **error)
+{
+    uint64_t lost[KD_N_FULL_MAPS];
+    int err;
+
+    snap->tgid = capture->tgid;
+    err = kd_capture_read_warnings(capture, lost, error);
+    if (err) {
+        return err;
+    }
+    for (int i = 0; i < KD_N_FULL_MAPS; i++) {
+        snap->lost[i] += lost[i];
+    }
+    for (size_t i = 0; i < capture->n_misses; i++) {
+        const char *hook = kd_capture_func_hook(capture, i);
+        size_t j = 0;
+
+        if (!capture->misses[i]) {
+            continue;
+        }
+        while (j < snap->n_misses && strcmp(snap->misses[j].hook, hook)) {
+            j++;
+        }
+        if (j == snap->n_misses) {
+            snap->misses = kd_xreallocarray(snap->misses, j + 1,
+                                            sizeof *snap->misses);
+            snap->misses[snap->n_misses++] = (struct kd_miss) {
+                .hook = hook,
+            };
+        }
+        snap->misses[j].count += capture->misses[i];
+    }
+    if (!kd_capture_counters(capture, snap->counters)) {
+        snap->switches_missed = snap->counters[KD_COUNTER_SWITCHES_MISSED];
+    }
+    return 0;
+}
+
+int
 kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
                  const struct kd_window *window, char **error)
 {

@@ -109,6 +109,14 @@ struct kd_snapshot {
 
 struct kd_thread_filter;
 
+/* Adds to the warnings of 'snap' (only those: --long-poll-events has no
+ * samples) what 'capture' counted since the last call: map entries that
+ * could not be created, the kernel's recursion misses, and, since the
+ * start, dropped events and switches missed.  Returns 0 or a positive
+ * errno with a message in '*error'. */
+int kd_snapshot_add_warnings(struct kd_snapshot *snap,
+                             struct kd_capture *capture, char **error);
+
 /* Reads the sample that just ended, with 'window', from 'capture' into
  * 'snap' and empties the maps for the next one (the stack map and the
  * events too); the report holds what the capture's options ask for.

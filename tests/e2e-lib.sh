@@ -188,11 +188,23 @@ wl_start() {
 # wl_cmd ID COMMAND [TIMEOUT_S]: sends one command and reads its reply into
 # WL_REPLY_LINE.  Fails unless the reply starts with "done".
 wl_cmd() {
-    local id=$1 cmd=$2 timeout=${3:-30} part
+    wl_send "$1" "$2"
+    wl_reply "$1" "${3:-30}"
+}
+
+# wl_send ID CMD: sends CMD to instance ID without waiting for its reply,
+# for a scenario that acts while the job runs; wl_reply reads the reply.
+wl_send() {
+    printf '%s\n' "$2" >&"${WL_CTL[$1]}"
+}
+
+# wl_reply ID [TIMEOUT_S]: reads the reply of the command last sent to
+# instance ID into WL_REPLY_LINE, as wl_cmd does.
+wl_reply() {
+    local id=$1 timeout=${2:-30} part
     local deadline=$(($(now_ns) + timeout * WAIT_SCALE * 1000 * MS))
 
     WL_REPLY_LINE=
-    printf '%s\n' "$cmd" >&"${WL_CTL[$id]}"
     # Short timed reads, to notice interrupts; a timed-out read keeps what
     # it got of a line, so keep that too.
     until read -r -t 0.2 -u "${WL_REPLY[$id]}" part; do

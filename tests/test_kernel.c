@@ -46,16 +46,30 @@ struct shape {
     bool histogram;
     bool start;                 /* --start-trigger */
     bool stop;                  /* --stop-trigger */
+    bool summary;               /* --summary (time accounts) */
+    bool long_poll;             /* --long-poll-events */
 };
 
 static const struct shape shapes[] = {
-    { "default", true, false, 4096, false, false, false },
-    { "skip-upcall-stats", false, false, 4096, false, false, false },
-    { "everything", true, true, 4096, true, true, true },
-    { "events without stacks", true, true, 0, false, false, false },
-    { "start trigger only", true, false, 4096, false, true, false },
-    { "stop trigger only", true, false, 4096, false, false, true },
+    { "default", true, false, 4096, false, false, false, false, false },
+    { "skip-upcall-stats", false, false, 4096, false, false, false, false,
+      false },
+    { "everything", true, true, 4096, true, true, true, true, false },
+    { "events without stacks", true, true, 0, false, false, false, false,
+      false },
+    { "start trigger only", true, false, 4096, false, true, false, false,
+      false },
+    { "stop trigger only", true, false, 4096, false, false, true, false,
+      false },
+    { "summary", true, false, 4096, false, false, false, true, false },
+    { "long poll events", false, false, 4096, false, false, false, false,
+      true },
 };
+
+/* Shapes by name, for the tests that run them. */
+#define SHAPE_DEFAULT   (&shapes[0])
+#define SHAPE_ALL       (&shapes[2])
+#define SHAPE_LONG_POLL (&shapes[7])
 
 /* The program type each function of the template is loaded as; the
  * trigger probes are also loaded as tracepoint programs below. */
@@ -83,6 +97,8 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
     o.histogram = shape->histogram;
     o.start_trigger = shape->start ? "k:do_nanosleep" : NULL;
     o.stop_trigger = shape->stop ? "kr:do_nanosleep" : NULL;
+    o.summary = shape->summary;
+    o.long_poll = shape->long_poll;
 
     *prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     if (!CHECK_INT(kd_layout_init(&layout, headers, &error), 0)
@@ -143,7 +159,8 @@ test_shapes(bool headers)
 
         /* The headers take a second a compile: the shapes that differ
          * most are enough there. */
-        if (headers && i != 0 && i != 2) {
+        if (headers && &shapes[i] != SHAPE_DEFAULT && &shapes[i] != SHAPE_ALL
+            && &shapes[i] != SHAPE_LONG_POLL) {
             continue;
         }
         build_shape(&shapes[i], headers, &prog);
@@ -245,7 +262,7 @@ test_upcall_return_values(void)
     struct kd_program prog;
     int fd;
 
-    if (!build_shape(&shapes[0], false, &prog)
+    if (!build_shape(SHAPE_DEFAULT, false, &prog)
         || !attach_here(&prog, "kd_upcall_return", true, "kd_test_upcall")) {
         goto cleanup;
     }
@@ -325,7 +342,7 @@ test_trigger_states(void)
     struct kd_program prog;
     int fd;
 
-    if (!build_shape(&shapes[2], false, &prog)
+    if (!build_shape(SHAPE_ALL, false, &prog)
         || !attach_here(&prog, "kd_start_trigger_probe", false,
                         "kd_test_start")
         || !attach_here(&prog, "kd_stop_trigger_probe", false,

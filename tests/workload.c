@@ -47,6 +47,29 @@
  *   contend MS CPU   pmd4 pins itself to CPU and spins; urcu3 pins itself to
  *                    the same CPU and busy-spins for MS ms of wall time, so
  *                    it waits in the run queue about half of that time.
+ *   longpoll SPIN SLEEP CONTEND CPU
+ *   longpoll-stop SPIN SLEEP CONTEND CPU
+ *                    One long poll interval of revalidator2, of known
+ *                    parts.  pmd4 pins itself to CPU and spins (the hog);
+ *                    revalidator2 makes LONGPOLL_SHORT short intervals (1 ms
+ *                    spins between poll(NULL, 0, 0) calls), reads its own
+ *                    schedstat, calls poll() and, in the long interval:
+ *                    spins SPIN ms of wall time; sleeps SLEEP ms in one
+ *                    clock_nanosleep(); pins itself to CPU (one
+ *                    sched_setaffinity()), sets its nice value to 19 (one
+ *                    setpriority()) and spins CONTEND ms of wall time behind
+ *                    pmd4, so that it waits in the run queue nearly all of
+ *                    that time, then lets pmd4 stop and sets nice 0 again
+ *                    (one setpriority()); with longpoll-stop, stops the whole
+ *                    process (one getpid(), one gettid() and one
+ *                    tgkill(SIGSTOP) to itself), for the caller to SIGCONT.
+ *                    Then it calls poll() again and reads its schedstat.
+ *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
+ *                    wait_ns=W slices=N short_max_ns=M": the interval and
+ *                    the sleep and the stop (from just before kill() to
+ *                    just after it returned) timed from user space; the
+ *                    schedstat deltas around the interval (run, run-queue
+ *                    wait, timeslices) and the longest short interval.
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -104,6 +127,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/sdt.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -152,12 +176,18 @@ enum job_type {
     JOB_UDP,             /* arg[0] datagrams sent and received. */
     JOB_DIRECT_IO,       /* Pin to CPU arg[1], write for arg[0] ms. */
     JOB_RENAME,          /* prctl(PR_SET_NAME, rename_to). */
+    JOB_LONGPOLL,        /* arg[0] spin, [1] sleep, [2] contend ms, CPU
+                          * [3], SIGSTOP if [4]. */
 };
 
 struct job {
     enum job_type type;
-    long arg[3];
+    long arg[5];
 };
+
+/* "longpoll": the short intervals before the long one, and their spin. */
+#define LONGPOLL_SHORT 5
+#define LONGPOLL_SHORT_NS NSEC_PER_MSEC
 
 /* What a worker writes on the completion pipe, in one write(). */
 struct done_msg {
@@ -206,6 +236,13 @@ static struct {
     uint64_t min_ns;            /* Shortest one. */
     uint64_t max_ns;            /* Longest one. */
 } job_stats;
+
+/* What "longpoll" measured (see the top of the file); written and read as
+ * job_stats is. */
+static struct {
+    uint64_t gap_ns, sleep_ns, stop_ns, short_max_ns;
+    uint64_t run_ns, wait_ns, slices;
+} longpoll_stats;
 
 /* The name for "rename", written by the main thread before it dispatches
  * the job. */
@@ -545,6 +582,97 @@ job_direct_io(long ms, int cpu)
     return error;
 }
 
+/* Reads the calling thread's schedstat: run ns, run-queue wait ns,
+ * timeslices.  Returns false on failure. */
+static bool
+read_schedstat(uint64_t v[3])
+{
+    char path[64], buf[128];
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
+             (long) syscall(SYS_gettid));
+    fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        return false;
+    }
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) {
+        return false;
+    }
+    buf[n] = '\0';
+    return sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &v[0], &v[1],
+                  &v[2]) == 3;
+}
+
+/* "longpoll" (revalidator2): see the top of the file.  Between the two
+ * poll() calls that bound the long interval, exactly one clock_nanosleep(),
+ * one sched_setaffinity(), two setpriority() and, with 'stop', one
+ * getpid(), one gettid() and one tgkill(). */
+static int
+job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
+             bool stop)
+{
+    struct timespec ts = { .tv_sec = sleep_ms / 1000,
+                           .tv_nsec = (sleep_ms % 1000) * NSEC_PER_MSEC };
+    uint64_t s0[3], s1[3], start, t;
+    int error = 0;
+
+    memset(&longpoll_stats, 0, sizeof longpoll_stats);
+    syscall(SYS_poll, NULL, 0, 0);
+    for (int i = 0; i < LONGPOLL_SHORT; i++) {
+        t = now_ns();
+        spin_ns(LONGPOLL_SHORT_NS);
+        t = now_ns() - t;
+        if (t > longpoll_stats.short_max_ns) {
+            longpoll_stats.short_max_ns = t;
+        }
+        syscall(SYS_poll, NULL, 0, 0);
+    }
+    if (!read_schedstat(s0)) {
+        return EIO;
+    }
+
+    syscall(SYS_poll, NULL, 0, 0);
+    start = now_ns();
+    spin_ns(spin_ms * NSEC_PER_MSEC);
+    t = now_ns();
+    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+    longpoll_stats.sleep_ns = now_ns() - t;
+    error = pin_self(cpu);
+    if (!error && !syscall(SYS_setpriority, PRIO_PROCESS, 0, 19)) {
+        spin_ns(contend_ms * NSEC_PER_MSEC);
+        /* The hog goes first: leaving nice 19, this thread keeps a large
+         * lag under EEVDF, and would wait for the hog again. */
+        atomic_store(&pmd_stop, true);
+        if (syscall(SYS_setpriority, PRIO_PROCESS, 0, 0)) {
+            error = errno;
+        }
+    } else if (!error) {
+        error = errno;
+    }
+    atomic_store(&pmd_stop, true);
+    if (stop) {
+        /* Thread-directed, so that this thread, not another one, takes the
+         * signal, and stops as it returns from tgkill(). */
+        t = now_ns();
+        syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGSTOP);
+        longpoll_stats.stop_ns = now_ns() - t;
+    }
+    longpoll_stats.gap_ns = now_ns() - start;
+    syscall(SYS_poll, NULL, 0, 0);
+
+    if (!read_schedstat(s1)) {
+        return error ? error : EIO;
+    }
+    longpoll_stats.run_ns = s1[0] - s0[0];
+    longpoll_stats.wait_ns = s1[1] - s0[1];
+    longpoll_stats.slices = s1[2] - s0[2];
+    return error;
+}
+
 static int
 run_job(const struct job *job)
 {
@@ -581,6 +709,9 @@ run_job(const struct job *job)
         return job_direct_io(job->arg[0], job->arg[1]);
     case JOB_RENAME:
         return prctl(PR_SET_NAME, rename_to) ? errno : 0;
+    case JOB_LONGPOLL:
+        return job_longpoll(job->arg[0], job->arg[1], job->arg[2],
+                            job->arg[3], job->arg[4]);
     }
     return EINVAL;
 }
@@ -752,6 +883,17 @@ wait_blocked(enum worker_id id)
 }
 
 static void
+dispatch5(enum worker_id id, enum job_type type, const long args[5])
+{
+    struct job job = { .type = type };
+
+    memcpy(job.arg, args, sizeof job.arg);
+    if (write(workers[id].job_fd[1], &job, sizeof job) != sizeof job) {
+        fatal("write job to %s: %s", workers[id].name, strerror(errno));
+    }
+}
+
+static void
 dispatch3(enum worker_id id, enum job_type type, long arg0, long arg1,
           long arg2)
 {
@@ -891,6 +1033,47 @@ cmd_contend(long ms, long cpu, char *reply, size_t size)
     }
 }
 
+/* "longpoll[-stop] SPIN SLEEP CONTEND CPU": see the top of the file. */
+static void
+cmd_longpoll(const long args[5], char *reply, size_t size)
+{
+    struct done_msg msg;
+
+    atomic_store(&pmd_spinning, false);
+    atomic_store(&pmd_stop, false);
+    dispatch(W_PMD4, JOB_SPIN_UNTIL_STOP, 0, args[3]);
+    while (!atomic_load(&pmd_spinning)) {
+        if (read_done(&msg, 1)) {
+            worker_error(reply, size, msg.worker, msg.error);
+            wait_blocked(W_PMD4);
+            return;
+        }
+    }
+
+    dispatch5(W_REVALIDATOR2, JOB_LONGPOLL, args);
+    read_done(&msg, -1);
+    if (msg.worker != W_REVALIDATOR2) {
+        fatal("unexpected completion from %s", workers[msg.worker].name);
+    }
+    atomic_store(&pmd_stop, true);
+    if (!collect(W_PMD4, N_WORKERS, reply, size)) {
+        return;
+    }
+    if (msg.error) {
+        worker_error(reply, size, W_REVALIDATOR2, msg.error);
+    } else if (!wait_blocked(W_REVALIDATOR2)) {
+        snprintf(reply, size, "error revalidator2 did not block again");
+    } else {
+        snprintf(reply, size, "done gap_ns=%" PRIu64 " sleep_ns=%" PRIu64
+                 " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
+                 " slices=%" PRIu64 " short_max_ns=%" PRIu64,
+                 longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
+                 longpoll_stats.stop_ns, longpoll_stats.run_ns,
+                 longpoll_stats.wait_ns, longpoll_stats.slices,
+                 longpoll_stats.short_max_ns);
+    }
+}
+
 /* "spawn-exit NAME": see the top of the file. */
 static void
 cmd_spawn_exit(const char *name, char *reply, size_t size)
@@ -974,14 +1157,30 @@ execute(char *line, char *reply, size_t size)
     char *arg1 = strtok_r(NULL, " \t\r\n", &save);
     char *arg2 = strtok_r(NULL, " \t\r\n", &save);
     char *arg3 = strtok_r(NULL, " \t\r\n", &save);
+    char *arg4 = strtok_r(NULL, " \t\r\n", &save);
     bool extra = strtok_r(NULL, " \t\r\n", &save) != NULL;
+    bool longpoll = cmd && (!strcmp(cmd, "longpoll")
+                            || !strcmp(cmd, "longpoll-stop"));
     long a, b, c;
 
     snprintf(reply, size, "done");
     if (!cmd) {
         snprintf(reply, size, "error empty command");
-    } else if (extra) {
+    } else if (extra || (arg4 && !longpoll)) {
         snprintf(reply, size, "error too many arguments");
+    } else if (longpoll) {
+        long args[5] = { 0, 0, 0, 0, !strcmp(cmd, "longpoll-stop") };
+
+        if (!parse_long(arg1, 0, MAX_MSEC, &args[0])
+            || !parse_long(arg2, 0, MAX_MSEC, &args[1])
+            || !parse_long(arg3, 0, MAX_MSEC, &args[2])
+            || !parse_long(arg4, 0, CPU_SETSIZE - 1, &args[3])
+            || !cpu_allowed(args[3])) {
+            snprintf(reply, size, "error usage: %s SPIN SLEEP CONTEND CPU",
+                     cmd);
+            return true;
+        }
+        cmd_longpoll(args, reply, size);
     } else if (!strcmp(cmd, "ping")) {
         /* Nothing to do. */
     } else if (!strcmp(cmd, "quit")) {

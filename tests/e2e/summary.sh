@@ -27,7 +27,9 @@ scenario_summary() {
                  "$KD_OUT")
     [[ -n $window ]] && pass "$tag: title ($window ms)" \
                      || fail "$tag: title" "# SUMMARY: ..." ""
-    line=$(awk -v t="$u3" '$1 == t && /%/' "$KD_OUT" | tail -n 1)
+    # urcu3's row of the table (not of the "Ran instead" lines after it).
+    line=$(awk -v t="$u3" '/^# Longest/ { exit } $1 == t && /%/' \
+               "$KD_OUT" | tail -n 1)
     ready=$(r "$u3.ready.total")
     share=$(awk '{print $4}' <<<"$line")
     want=$(awk -v r="${ready:-0}" -v w="${window:-1}" \
@@ -41,4 +43,40 @@ scenario_summary() {
         && pass "$tag: the worst thread is named" \
         || fail "$tag: worst line" "urcu3 or pmd4" \
                 "$(grep '^# Longest' "$KD_OUT")"
+    check_summary_ran "$tag"
+}
+
+# check_summary_ran TAG: who ran instead, after "contend" (urcu3 and pmd4
+# pinned to one CPU, nothing else there): each one held the CPU while the
+# other waited, for most of its wait, and the worst line says so.
+check_summary_ran() {
+    local tag=$1 u3=${WL_TID[main:urcu3]} p4=${WL_TID[main:pmd4]}
+    local pid=${WL_PID[main]} worst line share
+
+    worst=$(sed -n 's/^# Longest in the run queue: \([a-z0-9]*\) .*/\1/p' \
+                "$KD_OUT")
+    case $worst in
+    urcu3) line="mostly behind pmd4 (TID $p4 of PID $pid)." ;;
+    pmd4) line="mostly behind urcu3 (TID $u3 of PID $pid)." ;;
+    esac
+    grep -q "^# Longest in the run queue: .*, $line\$" "$KD_OUT" \
+        && pass "$tag: the worst line names who ran instead ($line)" \
+        || fail "$tag: the worst line names who ran instead" "$line" \
+                "$(grep '^# Longest' "$KD_OUT")"
+    for pair in "$u3 pmd4[$p4/$pid]" "$p4 urcu3[$u3/$pid]"; do
+        read -r tid who <<<"$pair"
+        line=$(awk -v t="$tid" 'f && $1 == t { print; exit }
+                                /^# Ran instead/ { f = 1 }' "$KD_OUT")
+        share=$(awk -v w="$who" '{ for (i = 3; i < NF; i++)
+                                       if ($i == w) { print $(i + 1); exit } }' \
+                    <<<"${line//,/}")
+        # Its first task, and most of its wait (the rest: the few kernel
+        # threads that ran on that CPU meanwhile).
+        if [[ $(awk '{ print $3 }' <<<"$line") == "$who" ]] \
+           && awk -v s="${share%\%}" 'BEGIN { exit !(s >= 90) }'; then
+            pass "$tag: ran instead of $tid: $who first, $share"
+        else
+            fail "$tag: ran instead of $tid" "$who first, >= 90%" "$line"
+        fi
+    done
 }

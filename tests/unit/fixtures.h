@@ -4,14 +4,15 @@
  */
 
 /* What several files of unit tests use: the map entries of a fake sample,
- * with names given by a fake name function, a fake /proc, and a literal
- * snapshot.  Everything is static (inline): each file uses what it
+ * with names given by a fake name function, a fake /proc, a literal
+ * snapshot and a literal long poll interval.  Everything is static (inline): each file uses what it
  * needs. */
 
 #ifndef KD_TESTS_UNIT_FIXTURES_H
 #define KD_TESTS_UNIT_FIXTURES_H 1
 
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "gap.h"
 #include "sample.h"
 #include "snapshot.h"
 #include "util.h"
@@ -257,6 +259,78 @@ make_snapshot(struct kd_snapshot *snap, struct kd_stack stacks[2],
     snap->n_misses = 1;
     snap->switches_missed = 3;
     snap->upcall_module = "openvswitch";
+}
+
+/* Sets the time zone to 'tz' for the wall-clock times of a test, or, with
+ * NULL, back to what it was before. */
+static inline void
+with_tz(const char *tz)
+{
+    static char *saved;
+    static bool set;
+
+    if (tz) {
+        const char *old = getenv("TZ");
+
+        saved = old ? strdup(old) : NULL;
+        set = true;
+        setenv("TZ", tz, 1);
+    } else if (set) {
+        if (saved) {
+            setenv("TZ", saved, 1);
+        } else {
+            unsetenv("TZ");
+        }
+        free(saved);
+        saved = NULL;
+        set = false;
+    }
+    tzset();
+}
+
+/* A long poll interval as the eBPF program sends it (struct kd_gap_event):
+ * 1 s from 5 s to 6 s (CLOCK_MONOTONIC) of thread 42 of process 40, named
+ * with all 16 bytes: 100 ms on CPU (1 ms of hard and 2 ms of soft IRQs),
+ * 300 ms in the run queue (290 ms behind pmd4, 6 ms behind an idle CPU),
+ * 400 ms stopped, 199 ms asleep (150 ms of it in syscalls), 1 ms not
+ * accounted for. */
+static inline void
+make_gap_event(struct kd_gap_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->head.ts = 6000000000ull;
+    ev->head.tid = 42;
+    ev->head.id = KD_EVENT_LONG_POLL;
+    ev->start_ns = 5000000000ull;
+    ev->pid = 40;
+    memcpy(ev->comm, "revalidator12345", KD_COMM_LEN);
+    ev->acct.v[KD_ACCT_RUN] = 100000000;
+    ev->acct.v[KD_ACCT_READY] = 300000000;
+    ev->acct.v[KD_ACCT_STOP] = 400000000;
+    ev->acct.v[KD_ACCT_SLEEP] = 199000000;
+    ev->acct.v[KD_ACCT_HARDIRQ] = 1000000;
+    ev->acct.v[KD_ACCT_SOFTIRQ] = 2000000;
+    ev->acct.v[KD_ACCT_WAITS] = 5;
+    ev->acct.v[KD_ACCT_PREEMPTIONS] = 4;
+    ev->acct.v[KD_ACCT_SLEEPS] = 2;
+    ev->detail.n_syscalls = 2;
+    ev->detail.syscalls[0] = (struct kd_gap_syscall) {
+        .nr = 203, .count = 1, .total_ns = 3000000, .blocked_ns = 10000,
+    };
+    ev->detail.syscalls[1] = (struct kd_gap_syscall) {
+        .nr = 230, .count = 1, .total_ns = 150100000,
+        .blocked_ns = 149990000,
+    };
+    ev->detail.other_syscalls = (struct kd_gap_syscall) {
+        .count = 3, .total_ns = 5000,
+    };
+    ev->detail.n_ran = 2;
+    ev->detail.ran[0] = (struct kd_gap_ran) {
+        .tid = 0, .pid = 0, .ns = 6000000, .count = 1, .comm = "swapper/1",
+    };
+    ev->detail.ran[1] = (struct kd_gap_ran) {
+        .tid = 43, .pid = 40, .ns = 290000000, .count = 6, .comm = "pmd4",
+    };
 }
 
 #endif /* fixtures.h */

@@ -47,8 +47,34 @@ test_event_state(void)
     free(st.syscalls);
 }
 
+/* Long poll intervals are kept whole, in arrival order, however many. */
+static void
+test_event_state_gaps(void)
+{
+    struct kd_event_state st;
+    struct kd_gap_event ev;
+
+    memset(&st, 0, sizeof st);
+    memset(&ev, 0, sizeof ev);
+    ev.head.id = KD_EVENT_LONG_POLL;
+    ev.detail.n_ran = 3;
+    for (uint32_t i = 0; i < 100; i++) {
+        ev.head.tid = i;
+        ev.acct.v[KD_ACCT_READY] = i * 1000;
+        kd_event_state_add_gap(&st, &ev);
+    }
+    CHECK_UINT(st.n_gaps, 100);
+    CHECK_UINT(st.gaps[0].head.tid, 0);
+    CHECK_UINT(st.gaps[99].head.tid, 99);
+    CHECK_UINT(st.gaps[99].acct.v[KD_ACCT_READY], 99000);
+    CHECK_UINT(st.gaps[50].detail.n_ran, 3);
+    CHECK_UINT(st.n_syscalls, 0);
+    free(st.gaps);
+}
+
 static const struct test tests[] = {
     TEST(test_event_state),
+    TEST(test_event_state_gaps),
 };
 
 CHECK_SUITE(events, tests)

@@ -22,7 +22,7 @@
 #include "check.h"
 
 /* The reference's usage, as Python 3.11's argparse formats it for prog
- * "kernel_delay", plus our --version. */
+ * "kernel_delay", plus our options. */
 #define USAGE                                                           \
     "usage: kernel_delay [-h] [-D [DEBUG]] [-p VSWITCHD_PID] "          \
     "[-s [DURATION_NS]]\n"                                              \
@@ -39,8 +39,8 @@
     "[--max-threads NUMBER]\n"                                          \
     "                    [--thread REGEX] [--tid TID[,TID...]] "        \
     "[--summary]\n"                                                     \
-    "                    [--histogram] [--json] [--list-probes] "       \
-    "[--version]\n"
+    "                    [--histogram] [--json] [--list-probes]\n"     \
+    "                    [--long-poll-events [DURATION_NS]] [--version]\n"
 
 struct parse_result {
     int status;
@@ -850,6 +850,74 @@ test_options_ours(void)
                       "--summary", "--s", "1", NULL);
 }
 
+/* --long-poll-events: its threshold, the needs it makes, and the options
+ * that shape samples, which it excludes, named as argparse names two
+ * options of a mutually exclusive group. */
+static void
+test_options_long_poll(void)
+{
+    struct kd_options o;
+    struct kd_needs needs;
+
+    PARSE_OK(&o, NULL);
+    CHECK(!o.long_poll);
+    CHECK(!o.sample_count_set);
+    needs = kd_options_needs(&o);
+    CHECK(needs.stats && !needs.acct && !needs.gaps && !needs.ran);
+    CHECK(!needs.ring_buffer);
+
+    PARSE_OK(&o, "--long-poll-events", NULL);
+    CHECK(o.long_poll);
+    CHECK_UINT(o.long_poll_ns, 1000000000);
+    needs = kd_options_needs(&o);
+    CHECK(!needs.stats && needs.acct && needs.gaps && !needs.ran);
+    CHECK(needs.ring_buffer);
+
+    PARSE_OK(&o, "--long-poll-events", "50000000", "--sample-count", "3",
+             "--thread", "^handler", "--json", NULL);
+    CHECK_UINT(o.long_poll_ns, 50000000);
+    CHECK_UINT(o.sample_count, 3);
+    CHECK(o.sample_count_set && o.json);
+    PARSE_OK(&o, "--long-poll-events=0", NULL);
+    CHECK_UINT(o.long_poll_ns, 0);
+    PARSE_OK(&o, "--long", "7", "-p", "1", NULL);
+    CHECK_UINT(o.long_poll_ns, 7);
+    CHECK_UINT(o.pid, 1);
+
+    /* --summary and --json count who ran instead per sample. */
+    PARSE_OK(&o, "--summary", NULL);
+    needs = kd_options_needs(&o);
+    CHECK(needs.stats && needs.acct && !needs.gaps && needs.ran);
+    PARSE_OK(&o, "--json", NULL);
+    needs = kd_options_needs(&o);
+    CHECK(needs.acct && needs.ran);
+
+    CHECK_USAGE_ERROR("argument --long-poll-events: must be an integer",
+                      "--long-poll-events=1s", NULL);
+    CHECK_USAGE_ERROR("argument --long-poll-events: must be positive",
+                      "--long-poll-events", "-5", NULL);
+    CHECK_USAGE_ERROR("argument --long-poll-events: not allowed with "
+                      "argument --start-trigger", "--start-trigger",
+                      "up:main", "--long-poll-events", NULL);
+    CHECK_USAGE_ERROR("argument --stop-trigger: not allowed with argument "
+                      "--long-poll-events", "--long-poll-events",
+                      "--stop-trigger", "ur:main", NULL);
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: not allowed with "
+                      "argument --long-poll-events", "--long-poll-events",
+                      "5", "-s", NULL);
+    CHECK_USAGE_ERROR("argument --long-poll-events: not allowed with "
+                      "argument --sample-time", "--sample-time", "2",
+                      "--long-poll-events", NULL);
+    CHECK_USAGE_ERROR("argument --long-poll-events: not allowed with "
+                      "argument --summary", "--summary",
+                      "--long-poll-events", NULL);
+    CHECK_USAGE_ERROR("argument --histogram: not allowed with argument "
+                      "--long-poll-events", "--long-poll-events",
+                      "--histogram", NULL);
+    CHECK_USAGE_ERROR("ambiguous option: --l could match --list-probes, "
+                      "--long-poll-events", "--l", NULL);
+}
+
 static const struct test tests[] = {
     TEST(test_options_defaults),
     TEST(test_options_long_and_short),
@@ -877,6 +945,7 @@ static const struct test tests[] = {
     TEST(test_next_power_of_two),
     TEST(test_options_max_threads),
     TEST(test_options_ours),
+    TEST(test_options_long_poll),
 };
 
 CHECK_SUITE(options, tests)

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "gap.h"
 #include "render_json.h"
 #include "snapshot.h"
 #include "util.h"
@@ -94,10 +95,66 @@ test_render_json_exited_waiting(void)
     kd_ds_destroy(&ds);
 }
 
+/* One long poll interval: every field of the record, names escaped, and
+ * the warnings. */
+static void
+test_render_json_gap(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_gap_event ev;
+    struct kd_snapshot warnings;
+    struct kd_gap gap;
+
+    memset(&warnings, 0, sizeof warnings);
+    warnings.counters[KD_COUNTER_EVENTS_DROPPED] = 2;
+    make_gap_event(&ev);
+    ev.comm[3] = '\033';
+    ev.acct.v[KD_ACCT_SLEEP] = 300000000;   /* Unaccounted: -100 ms. */
+    kd_gap_decode(&ev, 1000000000000000000LL, 3, &gap);
+    with_tz("UTC");
+    kd_render_json_gap(&ds, &gap, &warnings);
+    with_tz(NULL);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "{\"version\":1,\"type\":\"long_poll\",\"index\":3,\"pid\":40,"
+        "\"tid\":42,\"name\":\"rev\\u001blidator12345\","
+        "\"start_ns\":5000000000,\"end_ns\":6000000000,"
+        "\"start\":\"2001-09-09T01:46:45\",\"end\":\"2001-09-09T01:46:46\","
+        "\"gap_ns\":1000000000,\"on_cpu_ns\":97000000,"
+        "\"run_queue_ns\":300000000,\"stopped_ns\":400000000,"
+        "\"hardirq_ns\":1000000,\"softirq_ns\":2000000,"
+        "\"blocked_in_syscalls_ns\":150000000,"
+        "\"blocked_outside_syscalls_ns\":150000000,\"unaccounted_ns\":-100000000,"
+        "\"dominant\":\"stopped\",\"waits\":5,\"preemptions\":4,"
+        "\"sleeps\":2,\"syscalls\":[{\"name\":\"clock_nanosleep\","
+        "\"number\":230,\"count\":1,\"total_ns\":150100000,"
+        "\"blocked_ns\":149990000},{\"name\":\"sched_setaffinity\","
+        "\"number\":203,\"count\":1,\"total_ns\":3000000,"
+        "\"blocked_ns\":10000}],\"other_syscalls\":{\"count\":3,"
+        "\"total_ns\":5000,\"blocked_ns\":0},\"ran_instead\":[{\"tid\":43,"
+        "\"pid\":40,\"name\":\"pmd4\",\"ns\":290000000,\"count\":6},"
+        "{\"tid\":0,\"pid\":0,\"name\":\"swapper/1\",\"ns\":6000000,"
+        "\"count\":1}],\"ran_instead_others_ns\":4000000,"
+        "\"warnings\":{\"map_full\":{},\"recursion_misses\":{},"
+        "\"switches_missed\":0,\"lost_stacks\":0,\"events_dropped\":2,"
+        "\"triggers_missed\":0,\"upcall_module_unloaded\":false}}\n");
+    kd_ds_destroy(&ds);
+
+    warnings.tgid = 40;
+    kd_render_json_watch_end(&ds, &warnings, 5, true);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "{\"version\":1,\"type\":\"long_poll_end\",\"pid\":40,"
+        "\"reported\":5,\"warnings\":{\"map_full\":{},"
+        "\"recursion_misses\":{},\"switches_missed\":0,\"lost_stacks\":0,"
+        "\"events_dropped\":2,\"triggers_missed\":0,"
+        "\"upcall_module_unloaded\":false},\"target_exited\":true}\n");
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
     TEST(test_render_json_sample),
     TEST(test_render_json_skipped),
     TEST(test_render_json_exited_waiting),
+    TEST(test_render_json_gap),
 };
 
 CHECK_SUITE(render_json, tests)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gap.h"
 #include "render_text.h"
 #include "report.h"
 #include "snapshot.h"
@@ -128,11 +129,127 @@ test_render_text_exited(void)
     kd_ds_destroy(&ds);
 }
 
+/* One long poll interval: its block, every part with its share of the
+ * interval, the syscalls with the others last, who ran instead with the
+ * rest of the wait, and the dominant part; the thread's name escaped. */
+static void
+test_render_text_gap(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_gap_event(&ev);
+    ev.comm[3] = '\033';
+    kd_gap_decode(&ev, 1000000000000000000LL, 1, &gap);
+    with_tz("UTC");
+    kd_render_text_gap(&ds, &gap);
+    with_tz(NULL);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# Long poll interval of 1,000,000,000 ns ended "
+        "@2001-09-09T01:46:46 (01:46:46 UTC)\n"
+        "TID        THREAD           <RESOURCE SPECIFIC>\n"
+        "---------- ---------------- ------------------------------------"
+        "----------------------------------------\n"
+        "        42 rev\\x1blidator12345 [LONG POLL INTERVAL]\n"
+        "                            START ns             END ns        "
+        "                 GAP ns\n"
+        "                            5000000000           6000000000    "
+        "          1,000,000,000\n"
+        "\n"
+        "                            [WHERE THE TIME WENT]\n"
+        "                            PART                              "
+        "TOTAL ns    SHARE\n"
+        "                            on CPU                          "
+        "97,000,000    9.7%\n"
+        "                            waiting in the run queue       "
+        "300,000,000   30.0%\n"
+        "                            stopped                        "
+        "400,000,000   40.0%\n"
+        "                            in hard IRQs                     "
+        "1,000,000    0.1%\n"
+        "                            in soft IRQs                     "
+        "2,000,000    0.2%\n"
+        "                            blocked in syscalls            "
+        "150,000,000   15.0%\n"
+        "                            blocked outside syscalls        "
+        "49,000,000    4.9%\n"
+        "                            unaccounted                      "
+        "1,000,000    0.1%\n"
+        "                            RUN-QUEUE WAITS 5, PREEMPTIONS 4, "
+        "SLEEPS 2\n"
+        "\n"
+        "                            [SYSCALLS]\n"
+        "                            NAME                 NUMBER       "
+        "COUNT          TOTAL ns        BLOCKED ns\n"
+        "                            clock_nanosleep         230           "
+        "1       150,100,000       149,990,000\n"
+        "                            sched_setaffinity       203           "
+        "1         3,000,000            10,000\n"
+        "                            (others)                              "
+        "3             5,000                 0\n"
+        "\n"
+        "                            [RAN INSTEAD]\n"
+        "                            TID        PID        NAME            "
+        "          TOTAL ns    SHARE\n"
+        "                                    43         40 pmd4            "
+        "       290,000,000   96.7%\n"
+        "                                     0          0 swapper/1       "
+        "         6,000,000    2.0%\n"
+        "                            (others, or not known)               "
+        "          4,000,000    1.3%\n"
+        "# Dominant: stopped, 400,000,000 ns (40.0%).\n");
+    kd_ds_destroy(&ds);
+
+    /* Negative unaccounted time; the run queue dominates, with the task
+     * that ran instead named. */
+    ev.acct.v[KD_ACCT_STOP] = 0;
+    ev.acct.v[KD_ACCT_READY] = 900000000;
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_render_text_gap(&ds, &gap);
+    CHECK(strstr(kd_ds_cstr(&ds), "                            unaccounted"
+                 "                   -199,000,000  -19.9%\n"
+                 "                            RUN-QUEUE WAITS") != NULL);
+    CHECK(strstr(kd_ds_cstr(&ds), "# Dominant: waiting in the run queue, "
+                 "900,000,000 ns (90.0%), mostly behind pmd4 (TID 43 of "
+                 "PID 40).\n") != NULL);
+    kd_ds_destroy(&ds);
+}
+
+/* The end of a --long-poll-events run, with its warnings. */
+static void
+test_render_text_watch_end(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot snap;
+
+    memset(&snap, 0, sizeof snap);
+    kd_render_text_watch_end(&ds, &snap, 1);
+    CHECK_STR(kd_ds_cstr(&ds), "\n# 1 long poll interval reported.\n");
+    kd_ds_destroy(&ds);
+    snap.switches_missed = 2;
+    snap.counters[KD_COUNTER_EVENTS_DROPPED] = 3;
+    kd_render_text_watch_end(&ds, &snap, 0);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# 0 long poll intervals reported.\n"
+        "\n# WARNING: kernel_delay's eBPF programs did not see 2 context "
+        "switches\n"
+        "#          of the traced threads: the intervals above may miss "
+        "part of their\n"
+        "#          time (then unaccounted).\n"
+        "\n# WARNING: Not all events were captured, 3 were dropped!\n"
+        "#          Increase the BPF ring buffer size with the "
+        "--buffer-page-count option.\n");
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
+    TEST(test_render_text_gap),
+    TEST(test_render_text_watch_end),
 };
 
 CHECK_SUITE(render_text, tests)

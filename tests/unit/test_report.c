@@ -551,10 +551,16 @@ test_summary(void)
         { { 1, 7 }, { 5, 400000000, 0, 0 } },       /* poll: left out. */
         { { 1, 0 }, { 2, 50000000, 0, 0 } },        /* read. */
     };
+    /* Who ran instead of urcu2: pmd4, then a task not known, by time. */
+    struct kd_ran_entry ran[2] = {
+        { { 2, 3 }, { 200000000, 4, 1, 0, "pmd\0334" } },
+        { { 2, KD_RAN_UNKNOWN }, { 50000000, 1, 0, 0, "" } },
+    };
     struct kd_thread threads[2] = {
         { .tid = 1, .name = "handler1", .syscalls = sys, .n_syscalls = 2,
           .run = &run },
-        { .tid = 2, .name = "urcu2", .ready = &ready },
+        { .tid = 2, .name = "urcu2", .ready = &ready, .ran = ran,
+          .n_ran = 2 },
     };
     struct kd_sample s = { .pid = 1, .threads = threads, .n_threads = 2 };
     struct kd_summary_row rows[2];
@@ -573,7 +579,13 @@ test_summary(void)
         "         1 handler1           20.0%       0.0%     0.0%      0.0%"
         "      0.0%     10.0%                 0\n"
         "# Longest in the run queue: urcu2 (TID 2), 250,000,000 ns in all "
-        "(50.0% of the window), 120,000,000 ns at most.\n");
+        "(50.0% of the window), 120,000,000 ns at most, mostly behind "
+        "pmd\\x1b4 (TID 3 of PID 1).\n"
+        "# Ran instead, while each thread waited in the run queue (the "
+        "longest three):\n"
+        "TID        THREAD           TASK[TID/PID] SHARE OF THE WAIT\n"
+        "         2 urcu2            pmd\\x1b4[3/1] 80.0%, (not known) "
+        "20.0%\n");
     kd_ds_destroy(&ds);
 
     kd_report_json_summary(&ds, rows, 2, 500000000);
@@ -581,11 +593,13 @@ test_summary(void)
         "{\"window_ns\":500000000,\"threads\":[{\"tid\":2,\"name\":\"urcu2\","
         "\"run_ns\":0,\"ready_ns\":250000000,\"stopped_ns\":0,"
         "\"hard_irq_ns\":0,\"soft_irq_ns\":0,\"syscalls_but_poll_ns\":0,"
-        "\"longest_ready_ns\":120000000},{\"tid\":1,\"name\":\"handler1\","
+        "\"longest_ready_ns\":120000000,\"ran_instead_top\":{\"tid\":3,"
+        "\"pid\":1,\"name\":\"pmd\\u001b4\",\"ns\":200000000,"
+        "\"count\":4}},{\"tid\":1,\"name\":\"handler1\","
         "\"run_ns\":100000000,\"ready_ns\":0,\"stopped_ns\":0,"
         "\"hard_irq_ns\":0,\"soft_irq_ns\":0,"
-        "\"syscalls_but_poll_ns\":50000000,\"longest_ready_ns\":0}],"
-        "\"worst\":2}");
+        "\"syscalls_but_poll_ns\":50000000,\"longest_ready_ns\":0,"
+        "\"ran_instead_top\":null}],\"worst\":2}");
     kd_ds_destroy(&ds);
 }
 

@@ -1,0 +1,93 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+#ifndef KD_GAP_H
+#define KD_GAP_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "kd_abi.h"
+
+/* Long poll intervals (--long-poll-events): one interval as the eBPF
+ * program sent it (struct kd_gap_event, kd_abi.h), decoded into the parts
+ * its time splits into.  Pure: nothing here touches the kernel. */
+
+/* The parts of an interval, KD_GAP_PART(ID, KEY, LABEL): they add up to
+ * the interval.  KEY names it in JSON ("KEY_ns") and in "dominant", LABEL
+ * in the text. */
+#define KD_GAP_PARTS(KD_GAP_PART)                                       \
+    KD_GAP_PART(ON_CPU, "on_cpu", "on CPU")                             \
+    KD_GAP_PART(RUN_QUEUE, "run_queue", "waiting in the run queue")     \
+    KD_GAP_PART(STOPPED, "stopped", "stopped")                          \
+    KD_GAP_PART(HARDIRQ, "hardirq", "in hard IRQs")                     \
+    KD_GAP_PART(SOFTIRQ, "softirq", "in soft IRQs")                     \
+    KD_GAP_PART(BLOCKED_SYSCALLS, "blocked_in_syscalls",                \
+                "blocked in syscalls")                                  \
+    KD_GAP_PART(BLOCKED_OTHER, "blocked_outside_syscalls",              \
+                "blocked outside syscalls")                             \
+    KD_GAP_PART(UNACCOUNTED, "unaccounted", "unaccounted")
+
+enum kd_gap_part {
+#define KD_GAP_PART_ID(ID, KEY, LABEL) KD_GAP_##ID,
+    KD_GAP_PARTS(KD_GAP_PART_ID)
+#undef KD_GAP_PART_ID
+    KD_N_GAP_PARTS
+};
+
+const char *kd_gap_part_key(enum kd_gap_part);
+const char *kd_gap_part_label(enum kd_gap_part);
+
+struct kd_gap {
+    unsigned int index;             /* 1 for the first one reported. */
+    uint32_t pid;
+    uint32_t tid;
+    char name[KD_COMM_LEN + 1];     /* The thread's, when it ended. */
+
+    /* CLOCK_MONOTONIC ns, as bpf_ktime_get_ns(), and the wall clock. */
+    uint64_t start_ns, end_ns;
+    struct timespec start_wall, end_wall;
+
+    /* The parts, in ns; 'unaccounted' is what the others leave of the
+     * interval, negative if they add up to more. */
+    uint64_t parts[KD_N_GAP_PARTS];
+    int64_t unaccounted_ns;
+    enum kd_gap_part dominant;      /* The largest part. */
+
+    uint64_t waits;                 /* Run-queue waits. */
+    uint64_t preemptions;
+    uint64_t sleeps;
+
+    /* Its syscalls but the last poll(), by decreasing total time; then
+     * those beyond the first KD_GAP_SYSCALLS distinct ones. */
+    struct kd_gap_syscall syscalls[KD_GAP_SYSCALLS];
+    size_t n_syscalls;
+    struct kd_gap_syscall other_syscalls;
+
+    /* The tasks that held its CPU while it waited in the run queue, by
+     * decreasing time; then the rest of its run-queue time (tasks beyond
+     * the first KD_GAP_RAN, or not known). */
+    struct kd_gap_ran ran[KD_GAP_RAN];
+    size_t n_ran;
+    uint64_t ran_others_ns;
+};
+
+/* The interval's length. */
+static inline uint64_t
+kd_gap_ns(const struct kd_gap *gap)
+{
+    return gap->end_ns - gap->start_ns;
+}
+
+/* Decodes 'ev' into 'gap': its monotonic times are turned into wall-clock
+ * times by adding 'mono_to_wall_ns' (CLOCK_REALTIME - CLOCK_MONOTONIC).
+ * Counts the syscalls and tasks the event has no more room for as
+ * KD_GAP_SYSCALLS and KD_GAP_RAN. */
+void kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
+                   unsigned int index, struct kd_gap *gap);
+
+#endif /* gap.h */

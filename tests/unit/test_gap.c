@@ -1,0 +1,134 @@
+/*
+ * Copyright (c) 2026 The kernel_delay authors.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/* Unit tests of src/gap.c: a long poll interval decoded from the eBPF
+ * event into the parts that add up to it. */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gap.h"
+#include "util.h"
+#include "check.h"
+#include "fixtures.h"
+
+/* The parts add up to the interval, 'unaccounted' included. */
+static void
+check_sum(const struct kd_gap *gap)
+{
+    int64_t sum = gap->unaccounted_ns;
+
+    for (int i = 0; i < KD_GAP_UNACCOUNTED; i++) {
+        sum += gap->parts[i];
+    }
+    CHECK_UINT((uint64_t) sum, kd_gap_ns(gap));
+}
+
+static void
+test_gap_decode(void)
+{
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 1000000000000000000LL, 7, &gap);
+    CHECK_UINT(gap.index, 7);
+    CHECK_UINT(gap.pid, 40);
+    CHECK_UINT(gap.tid, 42);
+    CHECK_STR(gap.name, "revalidator12345");    /* 16 bytes, no NUL. */
+    CHECK_UINT(kd_gap_ns(&gap), 1000000000);
+    CHECK_UINT(gap.end_wall.tv_sec, 1000000000 + 6);
+    CHECK_UINT(gap.end_wall.tv_nsec, 0);
+    CHECK_UINT(gap.start_wall.tv_sec, 1000000000 + 5);
+
+    /* Interrupts come out of the time on CPU, syscalls out of the time
+     * asleep. */
+    CHECK_UINT(gap.parts[KD_GAP_ON_CPU], 100000000 - 3000000);
+    CHECK_UINT(gap.parts[KD_GAP_HARDIRQ], 1000000);
+    CHECK_UINT(gap.parts[KD_GAP_SOFTIRQ], 2000000);
+    CHECK_UINT(gap.parts[KD_GAP_RUN_QUEUE], 300000000);
+    CHECK_UINT(gap.parts[KD_GAP_STOPPED], 400000000);
+    CHECK_UINT(gap.parts[KD_GAP_BLOCKED_SYSCALLS], 150000000);
+    CHECK_UINT(gap.parts[KD_GAP_BLOCKED_OTHER], 49000000);
+    CHECK_INT(gap.unaccounted_ns, 1000000);
+    CHECK_UINT(gap.parts[KD_GAP_UNACCOUNTED], 1000000);
+    check_sum(&gap);
+    CHECK_INT(gap.dominant, KD_GAP_STOPPED);
+    CHECK_UINT(gap.waits, 5);
+    CHECK_UINT(gap.preemptions, 4);
+    CHECK_UINT(gap.sleeps, 2);
+
+    /* Syscalls by decreasing total time, then the others. */
+    CHECK_UINT(gap.n_syscalls, 2);
+    CHECK_UINT(gap.syscalls[0].nr, 230);
+    CHECK_UINT(gap.syscalls[1].nr, 203);
+    CHECK_UINT(gap.other_syscalls.count, 3);
+
+    /* Who ran instead, by decreasing time; the rest of the wait is the
+     * others'. */
+    CHECK_UINT(gap.n_ran, 2);
+    CHECK_STR(gap.ran[0].comm, "pmd4");
+    CHECK_UINT(gap.ran[0].ns, 290000000);
+    CHECK_UINT(gap.ran[1].tid, 0);
+    CHECK_UINT(gap.ran_others_ns, 300000000 - 290000000 - 6000000);
+}
+
+/* More syscalls or tasks than the event has room for are cut to its
+ * room; parts that add up to more than the interval leave a negative
+ * 'unaccounted'; the run queue can dominate. */
+static void
+test_gap_decode_edges(void)
+{
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_gap_event(&ev);
+    ev.detail.n_syscalls = 1000;
+    ev.detail.n_ran = 1000;
+    ev.acct.v[KD_ACCT_STOP] = 0;
+    ev.acct.v[KD_ACCT_READY] = 700000000;
+    kd_gap_decode(&ev, 0, 1, &gap);
+    CHECK_UINT(gap.n_syscalls, KD_GAP_SYSCALLS);
+    CHECK_UINT(gap.n_ran, KD_GAP_RAN);
+    CHECK_INT(gap.dominant, KD_GAP_RUN_QUEUE);
+    CHECK_INT(gap.unaccounted_ns, 1000000 + 400000000 - 400000000);
+    check_sum(&gap);
+
+    make_gap_event(&ev);
+    ev.acct.v[KD_ACCT_SLEEP] = 100000000;       /* Less than syscalls'. */
+    ev.acct.v[KD_ACCT_STOP] = 600000000;
+    kd_gap_decode(&ev, 0, 1, &gap);
+    CHECK_UINT(gap.parts[KD_GAP_BLOCKED_SYSCALLS], 100000000);
+    CHECK_UINT(gap.parts[KD_GAP_BLOCKED_OTHER], 0);
+    CHECK_INT(gap.unaccounted_ns, -100000000);
+    CHECK_UINT(gap.parts[KD_GAP_UNACCOUNTED], 0);
+    check_sum(&gap);
+
+    /* Interrupts longer than the time on CPU: none left on CPU. */
+    make_gap_event(&ev);
+    ev.acct.v[KD_ACCT_RUN] = 1000;
+    kd_gap_decode(&ev, 0, 1, &gap);
+    CHECK_UINT(gap.parts[KD_GAP_ON_CPU], 0);
+    check_sum(&gap);
+}
+
+static void
+test_gap_names(void)
+{
+    CHECK_STR(kd_gap_part_key(KD_GAP_ON_CPU), "on_cpu");
+    CHECK_STR(kd_gap_part_key(KD_GAP_BLOCKED_SYSCALLS),
+              "blocked_in_syscalls");
+    CHECK_STR(kd_gap_part_label(KD_GAP_RUN_QUEUE),
+              "waiting in the run queue");
+    CHECK_STR(kd_gap_part_key(KD_N_GAP_PARTS), "?");
+}
+
+static const struct test tests[] = {
+    TEST(test_gap_decode),
+    TEST(test_gap_decode_edges),
+    TEST(test_gap_names),
+};
+
+CHECK_SUITE(gap, tests)
