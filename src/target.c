@@ -84,6 +84,31 @@ kd_process_name(const char *proc_root, const char *pid)
     return comm;
 }
 
+/* Whether process 'pid' has exited but is not reaped yet (a zombie), or
+ * is dying: its state in /proc/PID/stat is Z or X.  A process without a
+ * readable stat file is taken to run. */
+static bool
+kd_process_gone(const char *proc_root, const char *pid)
+{
+    char path[512], buf[512];
+    const char *paren;
+    size_t n;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s/stat", proc_root, pid);
+    f = fopen(path, "r");
+    if (!f) {
+        return false;
+    }
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "PID (COMM) STATE ...": COMM may hold anything, ')' included. */
+    paren = strrchr(buf, ')');
+    return paren && (paren[1] == ' ')
+           && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 int
 kd_target_find_vswitchd(const char *proc_root, unsigned int *pid)
 {
@@ -105,7 +130,8 @@ kd_target_find_vswitchd(const char *proc_root, unsigned int *pid)
             continue;
         }
         name = kd_process_name(proc, de->d_name);
-        if (name && strstr(name, KD_VSWITCHD)) {
+        if (name && strstr(name, KD_VSWITCHD)
+            && !kd_process_gone(proc, de->d_name)) {
             if (found) {
                 several = true;
             }

@@ -43,6 +43,7 @@
 #   filters.sh    filters
 #   summary.sh    summary
 #   histogram.sh  histogram
+#   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs
 
 set -u
 export LC_ALL=C
@@ -76,6 +77,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/e2e/summary.sh"
 # shellcheck source=tests/e2e/histogram.sh
 . "$HERE/e2e/histogram.sh"
+# shellcheck source=tests/e2e/longpoll.sh
+. "$HERE/e2e/longpoll.sh"
 
 # Tolerance of THREAD RUN/READY totals against the schedstat deltas.  The
 # tool timestamps context switches at the sched_switch tracepoint, schedstat
@@ -107,7 +110,7 @@ target_exit target_exit_waiting signals signal_during_compile kill9 \
 stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \
 filters \
 summary \
-list_probes histogram autodetect}
+list_probes histogram long_poll long_poll_wait long_poll_ovs autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
@@ -140,7 +143,7 @@ main() {
             wl_stop main
             scenario_autodetect
             ;;
-        syscalls|contend)
+        syscalls|contend|long_poll|long_poll_wait)
             run_with_retry "scenario_$name"
             ;;
         *)

@@ -65,11 +65,15 @@
  *                    tgkill(SIGSTOP) to itself), for the caller to SIGCONT.
  *                    Then it calls poll() again and reads its schedstat.
  *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
- *                    wait_ns=W slices=N short_max_ns=M": the interval and
- *                    the sleep and the stop (from just before kill() to
- *                    just after it returned) timed from user space; the
- *                    schedstat deltas around the interval (run, run-queue
- *                    wait, timeslices) and the longest short interval.
+ *                    wait_ns=W slices=N edges_ns=E short_max_ns=M": the
+ *                    interval and
+ *                    the sleep and the stop (from just before tgkill() to
+ *                    just after it returned) timed from user space; around
+ *                    the interval, the thread's CPU time (its CPU-time
+ *                    clock) and its schedstat's run-queue wait and
+ *                    timeslices, read just outside the interval (E: the
+ *                    time between those reads and the interval's bounds);
+ *                    and the longest short interval.
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -241,7 +245,7 @@ static struct {
  * job_stats is. */
 static struct {
     uint64_t gap_ns, sleep_ns, stop_ns, short_max_ns;
-    uint64_t run_ns, wait_ns, slices;
+    uint64_t run_ns, wait_ns, slices, edges_ns;
 } longpoll_stats;
 
 /* The name for "rename", written by the main thread before it dispatches
@@ -583,10 +587,16 @@ job_direct_io(long ms, int cpu)
 }
 
 /* Reads the calling thread's schedstat: run ns, run-queue wait ns,
- * timeslices.  Returns false on failure. */
+ * timeslices.  The run time of a running thread there is as of the last
+ * scheduler update (up to a tick old); its CPU-time clock brings it up to
+ * date, so that is the run time taken.  The wait is only updated when the
+ * thread gets a CPU: up to date for a running thread.  Returns false on
+ * failure. */
 static bool
 read_schedstat(uint64_t v[3])
 {
+    struct timespec cpu;
+
     char path[64], buf[128];
     ssize_t n;
     int fd;
@@ -603,8 +613,13 @@ read_schedstat(uint64_t v[3])
         return false;
     }
     buf[n] = '\0';
-    return sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &v[0], &v[1],
-                  &v[2]) == 3;
+    if (sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &v[0], &v[1],
+               &v[2]) != 3
+        || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu)) {
+        return false;
+    }
+    v[0] = (uint64_t) cpu.tv_sec * NSEC_PER_SEC + cpu.tv_nsec;
+    return true;
 }
 
 /* "longpoll" (revalidator2): see the top of the file.  Between the two
@@ -617,7 +632,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
 {
     struct timespec ts = { .tv_sec = sleep_ms / 1000,
                            .tv_nsec = (sleep_ms % 1000) * NSEC_PER_MSEC };
-    uint64_t s0[3], s1[3], start, t;
+    uint64_t s0[3], s1[3], start, edge, t;
     int error = 0;
 
     memset(&longpoll_stats, 0, sizeof longpoll_stats);
@@ -631,12 +646,15 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         }
         syscall(SYS_poll, NULL, 0, 0);
     }
+    edge = now_ns();
     if (!read_schedstat(s0)) {
+        atomic_store(&pmd_stop, true);
         return EIO;
     }
 
     syscall(SYS_poll, NULL, 0, 0);
     start = now_ns();
+    edge = start - edge;
     spin_ns(spin_ms * NSEC_PER_MSEC);
     t = now_ns();
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
@@ -661,12 +679,14 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGSTOP);
         longpoll_stats.stop_ns = now_ns() - t;
     }
-    longpoll_stats.gap_ns = now_ns() - start;
+    t = now_ns();
+    longpoll_stats.gap_ns = t - start;
     syscall(SYS_poll, NULL, 0, 0);
 
     if (!read_schedstat(s1)) {
         return error ? error : EIO;
     }
+    longpoll_stats.edges_ns = edge + now_ns() - t;
     longpoll_stats.run_ns = s1[0] - s0[0];
     longpoll_stats.wait_ns = s1[1] - s0[1];
     longpoll_stats.slices = s1[2] - s0[2];
@@ -1050,27 +1070,17 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
         }
     }
 
+    /* revalidator2 lets pmd4 stop: either may complete first. */
     dispatch5(W_REVALIDATOR2, JOB_LONGPOLL, args);
-    read_done(&msg, -1);
-    if (msg.worker != W_REVALIDATOR2) {
-        fatal("unexpected completion from %s", workers[msg.worker].name);
-    }
-    atomic_store(&pmd_stop, true);
-    if (!collect(W_PMD4, N_WORKERS, reply, size)) {
-        return;
-    }
-    if (msg.error) {
-        worker_error(reply, size, W_REVALIDATOR2, msg.error);
-    } else if (!wait_blocked(W_REVALIDATOR2)) {
-        snprintf(reply, size, "error revalidator2 did not block again");
-    } else {
+    if (collect(W_REVALIDATOR2, W_PMD4, reply, size)) {
         snprintf(reply, size, "done gap_ns=%" PRIu64 " sleep_ns=%" PRIu64
                  " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
-                 " slices=%" PRIu64 " short_max_ns=%" PRIu64,
+                 " slices=%" PRIu64 " edges_ns=%" PRIu64
+                 " short_max_ns=%" PRIu64,
                  longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
                  longpoll_stats.stop_ns, longpoll_stats.run_ns,
                  longpoll_stats.wait_ns, longpoll_stats.slices,
-                 longpoll_stats.short_max_ns);
+                 longpoll_stats.edges_ns, longpoll_stats.short_max_ns);
     }
 }
 

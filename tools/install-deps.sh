@@ -5,7 +5,8 @@
 # Usage: install-deps.sh [build|test|reference|lane] ...
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
-#              sanitizer runtimes (for the tests and the fuzzers).
+#              sanitizer runtimes (for the tests and the fuzzers), and
+#              Open vSwitch (a real ovs-vswitchd for --long-poll-events).
 #   reference  test + what the reference script needs (for comparisons).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
@@ -17,7 +18,7 @@ for what in "$@"; do
     case $what in
     build) ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
-clang libclang-rt-14-dev" ;;
+clang libclang-rt-14-dev openvswitch-switch" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \

@@ -48,6 +48,8 @@ cleanup() {
         kill -KILL "$pid" 2>/dev/null
     done
     wait 2>/dev/null
+    # The private ovs-vswitchd (tests/e2e/longpoll.sh) is no job of ours.
+    declare -F ovs_e2e_stop >/dev/null && ovs_e2e_stop
     for pid in "${E2E_PIDS[@]}"; do
         rm -f "/var/tmp/kd-workload.$pid.io"
     done
@@ -202,61 +204,12 @@ irq_snapshot() {
 # ---------------------------------------------------------------------------
 # Runs read through --json.  JSON mode prints nothing until a sample is
 # dumped, so the start of sampling is read from the tool's capture_on map
-# (bpftool): 0 before the capture is armed, 1 while it captures, 2 while it
-# waits for a start trigger.
+# (kd_wait_capture, in e2e-lib.sh).
 
 # kd_scaled SECONDS: SECONDS stretched by E2E_TIME_SCALE (jobs take longer
 # under emulation, in the kernel lane), as kd_begin stretches its window.
 kd_scaled() {
     awk -v s="$1" -v k="${E2E_TIME_SCALE:-1}" 'BEGIN { printf "%g", s * k }'
-}
-
-# kd_capture_state: CAPTURE_STATE is the value of the capture_on map of
-# the tool (KD_PID), or empty (status 1) while it has no such map yet.  The
-# map's ID is kept in KD_CAPTURE_MAP, which kd_wait_capture resets;
-# KD_MAP_NAME caches the names of the maps seen (IDs are not reused).
-declare -A KD_MAP_NAME=()
-KD_CAPTURE_MAP=
-CAPTURE_STATE=
-kd_capture_state() {
-    local id value
-
-    CAPTURE_STATE=
-    if [[ -z $KD_CAPTURE_MAP ]]; then
-        while read -r id; do
-            if [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
-                KD_MAP_NAME[$id]=$(bpftool -j map show id "$id" 2>/dev/null \
-                                   | jq -r '.name // empty')
-            fi
-            if [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
-                KD_CAPTURE_MAP=$id
-                break
-            fi
-        done < <(awk '$1 == "map_id:" { print $2 }' \
-                     /proc/"$KD_PID"/fdinfo/* 2>/dev/null | sort -u)
-        [[ -n $KD_CAPTURE_MAP ]] || return 1
-    fi
-    # The value is a little-endian u64: its first byte says it all.
-    value=$(bpftool -j map lookup id "$KD_CAPTURE_MAP" key 0 0 0 0 \
-                2>/dev/null | jq -r '.value[0] // empty')
-    [[ $value == 0x[0-9a-f][0-9a-f] ]] || return 1
-    CAPTURE_STATE=$((16#${value#0x}))
-}
-
-# kd_wait_capture STATE TIMEOUT_S: waits until the tool's capture_on map
-# holds STATE (1: capturing, 2: armed for a start trigger); then notes the
-# tool's BPF programs (KD_PROG_IDS), all attached by then.
-kd_wait_capture() {
-    local want=$1 deadline=$(($(now_ns) + $2 * WAIT_SCALE * 1000 * MS))
-
-    KD_CAPTURE_MAP=
-    until kd_capture_state && [[ $CAPTURE_STATE == "$want" ]]; do
-        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
-            return 1
-        fi
-        nap 0.01
-    done
-    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
 }
 
 # kd_json_begin TAG SAMPLE_TIME ARGS...: kd_begin for a --json run: starts

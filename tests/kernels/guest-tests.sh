@@ -14,10 +14,11 @@ cd "$(dirname "$0")/../.." || exit 1
 
 # Time mode, per kernel: exact syscall counts, run and run-queue totals
 # against schedstat, stopped time, exited threads' names; USDT triggers and
-# the first-sample race.  Counts and ground truth, not latencies: emulation
-# inflates those.
+# the first-sample race; long poll intervals against their ground truth and
+# against a real ovs-vswitchd stopped for 2 s.  Counts and ground truth,
+# not latencies: emulation inflates those.
 export E2E_SCENARIOS=${LANE_E2E_SCENARIOS:-syscalls contend stopped exited \
-trigger_usdt trigger_first_sample}
+trigger_usdt trigger_first_sample long_poll long_poll_wait long_poll_ovs}
 
 # Emulation (TCG) runs jobs several times slower than the host, and the
 # scheduler's code between schedstat's clock reads and the sched_switch

@@ -20,7 +20,8 @@
 #             default invocation reports UPCALL STATISTICS whose total
 #             equals the datapath's own "missed" counter over the traffic,
 #             which is sent only inside the sample; --skip-upcall-stats
-#             omits them.
+#             omits them; --long-poll-events, found without -p, reports
+#             a 2 s SIGSTOP in the main thread's interval.
 #  unload     the openvswitch module unloaded in the middle of a run: the
 #             run goes on, exits 0, and says so.
 #  reference  the reference kernel_delay.py on the same workloads, side by
@@ -349,6 +350,70 @@ section_ovs() {
     grep -q 'upcall' "$KD_ERR" \
         && fail "$tag: no note about upcalls on stderr" \
         || pass "$tag: no note about upcalls on stderr"
+    ovs_long_poll
+}
+
+# --long-poll-events as a field engineer runs it, without -p (it finds
+# ovs-vswitchd), on the kernel datapath, with traffic: ovs-vswitchd stopped
+# for 2 s is reported in its main thread's interval, the stop within what
+# is seen from here, and dominant (the main thread's poll() timeouts are
+# shorter).
+ovs_long_poll() {
+    local tag=ovs_long_poll pid deadline t_stop t_all t_cont t_conted all
+    local tid rec
+
+    pid=$(pgrep -x ovs-vswitchd)
+    tool_start "$KD" $tag --long-poll-events 300000000 --json
+    if ! kd_wait_capture 1 300; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: starts capturing (exit $WAIT_RC: $(grep -v nocf_check \
+              "$KD_ERR" | head -c 400 | tr '\n' ' '))"
+        return
+    fi
+    traffic 2
+    t_stop=$(now_ns)
+    kill -STOP "$pid"
+    deadline=$(($(now_ns) + 30000 * MS))
+    while :; do
+        all=1
+        for tid in $(ls "/proc/$pid/task"); do
+            read -r rec <"/proc/$pid/task/$tid/stat"
+            rec=${rec##*) }
+            [[ ${rec:0:1} == T ]] || all=0
+        done
+        ((all || $(now_ns) > deadline)) && break
+        nap 0.001
+    done
+    t_all=$(now_ns)
+    nap 2
+    t_cont=$(now_ns)
+    kill -CONT "$pid"
+    t_conted=$(now_ns)
+    traffic 2
+    deadline=$(($(now_ns) + 60000 * MS))
+    until jq -e --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" \
+              >/dev/null 2>&1; do
+        (($(now_ns) > deadline)) && break
+        nap 0.1
+    done
+    kill -INT "$KD_PID"
+    wait_exit "$KD_PID" 120
+    check_eq "$tag: exit status after SIGINT" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    rec=$(jq -c --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" | head -n 1)
+    check_eq "$tag: the main thread's interval reported" \
+             "$pid ovs-vswitchd" "$(jq -r '"\(.tid) \(.name)"' <<<"${rec:-null}")"
+    check_range "$tag: main thread stopped_ns" $((t_cont - t_all - MS)) \
+                $((t_conted - t_stop)) \
+                "$(jq -r '.stopped_ns | values' <<<"${rec:-null}")"
+    check_eq "$tag: dominant part" stopped \
+             "$(jq -r '.dominant | values' <<<"${rec:-null}")"
+    check_eq "$tag: parts add up to the interval" \
+             "$(jq -r '.gap_ns' <<<"${rec:-null}")" \
+             "$(jq -r '.on_cpu_ns + .run_queue_ns + .stopped_ns
+                       + .hardirq_ns + .softirq_ns + .blocked_in_syscalls_ns
+                       + .blocked_outside_syscalls_ns + .unaccounted_ns' \
+                <<<"${rec:-null}")"
 }
 
 # The module goes away under a running tool: stop OVS, delete the

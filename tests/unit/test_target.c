@@ -47,6 +47,15 @@ test_target_find_vswitchd(void)
     CHECK_INT(kd_target_find_vswitchd(root, &pid), 0);
     CHECK_UINT(pid, 200);
 
+    /* One that exited and is not reaped yet (a zombie) does not run. */
+    add_process(root, 250, "ovs-vswitchd", "", 0);
+    WRITE_LIT(root, "250/stat", "250 (ovs-vswitchd) Z 1 250 250 0 -1\n");
+    CHECK_INT(kd_target_find_vswitchd(root, &pid), 0);
+    CHECK_UINT(pid, 200);
+    WRITE_LIT(root, "200/stat", "200 (ovs-vswitchd) S 1 200 200 0 -1\n");
+    CHECK_INT(kd_target_find_vswitchd(root, &pid), 0);
+    CHECK_UINT(pid, 200);
+
     add_process(root, 300, "ovs-vswitchd", "ovs-vswitchd\0", 13);
     CHECK_INT(kd_target_find_vswitchd(root, &pid), EEXIST);
     CHECK_UINT(pid, 0);

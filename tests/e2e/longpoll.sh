@@ -1,0 +1,403 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2015  # "test && test || fail" is meant everywhere.
+# --long-poll-events: each long poll interval explained as it ends,
+# against ground truth.  The workload's "longpoll" job makes one interval
+# of known parts (a spin, one sleep, a wait behind pmd4 pinned to its CPU,
+# and with longpoll-stop a stop the scenario ends with SIGCONT) between
+# short ones, and reports its own schedstat around it (long_poll in JSON,
+# long_poll_wait in text); a real ovs-vswitchd is stopped for a known time
+# (long_poll_ovs).  Sourced by tests/e2e.sh.
+
+# The threshold of the workload scenarios: far above the short intervals
+# (1 ms spins), far below the long one.
+LP_THRESHOLD_NS=$((20 * MS))
+
+# thread_state PID TID: the state letter of a thread (R, S, T, ...).
+thread_state() {
+    local stat
+
+    read -r stat <"/proc/$1/task/$2/stat" 2>/dev/null || return
+    stat=${stat##*) }
+    printf '%s' "${stat:0:1}"
+}
+
+# lp_wait_watching: waits until a text run prints "# Start watching".
+lp_wait_watching() {
+    local deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
+
+    until grep -q '^# Start watching' "$KD_OUT" 2>/dev/null; do
+        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+            return 1
+        fi
+        nap 0.02
+    done
+    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
+}
+
+# lp_end TAG: SIGINT to a --long-poll-events run (which runs until then),
+# exit status 0, nothing left attached.
+lp_end() {
+    kill -INT "$KD_PID" 2>/dev/null
+    wait_exit "$KD_PID" 30
+    check_eq "$1: exit status after SIGINT" 0 "$WAIT_RC"
+    check_bpf_released "$1"
+}
+
+# lp_check_records TAG: the JSON run is valid JSON Lines of long_poll
+# records, ended by one long_poll_end record that counts them; in each
+# record, the parts add up to the interval, and who ran instead adds up to
+# the run-queue time, the thread itself not among them.
+lp_check_records() {
+    local tag=$1 n bad
+
+    n=$(jq -s 'map(select(.type == "long_poll")) | length' "$KD_OUT" \
+            2>/dev/null)
+    check_eq "$tag: JSON Lines, ended by long_poll_end counting them" \
+             "long_poll_end $n" \
+             "$(jq -rs 'last | "\(.type) \(.reported)"' "$KD_OUT" 2>/dev/null)"
+    bad=$(jq -r 'select(.type == "long_poll")
+        | select((.on_cpu_ns + .run_queue_ns + .stopped_ns + .hardirq_ns
+                  + .softirq_ns + .blocked_in_syscalls_ns
+                  + .blocked_outside_syscalls_ns + .unaccounted_ns)
+                 != .gap_ns
+                 or ([.ran_instead[].ns] | add // 0)
+                    + .ran_instead_others_ns != .run_queue_ns
+                 or .gap_ns != .end_ns - .start_ns
+                 or (.tid as $t | any(.ran_instead[]; .tid == $t)))
+        | .tid' "$KD_OUT" | xargs)
+    check_eq "$tag: parts add up to each interval, ran_instead to its wait" \
+             "" "$bad"
+}
+
+# lp_record TID: the (first) long_poll record of thread TID, into LP_REC.
+lp_record() {
+    LP_REC=$(jq -c --argjson t "$1" \
+                'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
+                | head -n 1)
+}
+
+# lr FIELD: FIELD of LP_REC (a jq path).
+lr() {
+    jq -r "$1 | values" <<<"${LP_REC:-null}"
+}
+
+# One interval of known parts, stopped by the scenario: each part against
+# its truth (the workload's schedstat around the interval, its clocks, the
+# stop as seen from here), the exact syscalls, pmd4 first among who ran
+# instead, the short intervals not reported.
+scenario_long_poll() {
+    local tag=long_poll pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
+    local pmd=${WL_TID[main:pmd4]} spin=50 sleep=100 contend=150 cpu=0
+    local deadline t_all t_cont steal p0 p1 gap run wait slices stop
+    local sleep_ns stop_lo dom truth_dom tol edges irq v
+
+    kd_start $tag -p "$pid" --long-poll-events "$LP_THRESHOLD_NS" --json
+    if ! kd_wait_capture 1 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
+             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
+        return
+    fi
+    steal=$(steal_ticks)
+    p0=$(schedstat "$pid" "$pmd")
+    wl_send main "longpoll-stop $spin $sleep $contend $cpu"
+    # revalidator2 stops itself at the end of its interval: hold it
+    # stopped for 600 ms (longer than any other part), then SIGCONT.
+    deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
+    until [[ $(thread_state "$pid" "$rv") == T ]]; do
+        if (($(now_ns) > deadline)); then
+            fail "$tag: revalidator2 stops itself"
+            kill -CONT "$pid"
+            break
+        fi
+        nap 0.001
+    done
+    t_all=$(now_ns)
+    nap 0.6
+    t_cont=$(now_ns)
+    kill -CONT "$pid"
+    wl_reply main 30 || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    p1=$(schedstat "$pid" "$pmd")
+    steal=$(($(steal_ticks) - steal))
+    lp_end $tag
+
+    gap=$(reply_field gap_ns)
+    run=$(reply_field run_ns)
+    wait=$(reply_field wait_ns)
+    slices=$(reply_field slices)
+    stop=$(reply_field stop_ns)
+    sleep_ns=$(reply_field sleep_ns)
+    if ! is_uint "$gap" || ! is_uint "$run"; then
+        fail "$tag: the workload's truth" "gap_ns=... run_ns=..." \
+             "$WL_REPLY_LINE"
+        return
+    fi
+    # The truth itself must hold: run and wait within the interval.
+    if ((run + wait > gap + MS)); then
+        note "$tag: schedstat grew by $((run + wait)) ns in a $gap ns" \
+             "interval: the ground truth is broken"
+        BAD_TRUTH=1
+    fi
+
+    lp_check_records $tag
+    # The short intervals (1 ms spins) are under the threshold, the long
+    # one over it: one record, revalidator2's.
+    check_range "$tag: the short intervals are under the threshold" 1 \
+                "$LP_THRESHOLD_NS" "$(reply_field short_max_ns)"
+    check_eq "$tag: one interval reported, revalidator2's" "$rv" \
+             "$(jq -r 'select(.type == "long_poll") | .tid' "$KD_OUT" \
+                | xargs)"
+    lp_record "$rv"
+    check_eq "$tag: name and pid" "revalidator2 $pid" \
+             "$(lr '"\(.name) \(.pid)"')"
+    if (($(lr .warnings.switches_missed) > 0)); then
+        LOST_SWITCH=1
+        note "$tag: $(lr .warnings.switches_missed) switches not seen"
+    fi
+
+    # From a poll() return to the next call: the workload's own timing of
+    # the interval, plus the syscall return and entry paths.
+    tol=$(sched_tolerance "$gap" 0)
+    check_range "$tag: gap_ns (the workload's interval + syscall paths)" \
+                "$gap" $((gap + tol)) "$(lr .gap_ns)"
+    # The truth is read just outside the interval: what ran or waited
+    # between those reads and the interval's bounds (edges_ns) is in the
+    # truth only.  IRQ time is in schedstat's run time or not, as the
+    # kernel has IRQ time accounting or not.
+    edges=$(reply_field edges_ns)
+    irq=$(lr '.hardirq_ns + .softirq_ns')
+    tol=$(($(sched_tolerance "$run" "$slices") + steal * 10 * MS))
+    check_range "$tag: on CPU + IRQs vs its CPU time ($run, edges $edges)" \
+                $((run - edges - tol)) $((run + irq + tol)) \
+                "$(lr '.on_cpu_ns + .hardirq_ns + .softirq_ns')"
+    tol=$(sched_tolerance "$wait" "$slices")
+    check_range "$tag: run queue vs schedstat wait ($wait, edges $edges)" \
+                $((wait - edges - tol)) $((wait + tol)) "$(lr .run_queue_ns)"
+    # Stopped from tgkill() to SIGCONT: at least while seen stopped here,
+    # at most the workload's time around its tgkill().
+    stop_lo=$((t_cont - t_all - MS))
+    check_range "$tag: stopped_ns (seen stopped .. around tgkill)" \
+                "$stop_lo" "$stop" "$(lr .stopped_ns)"
+    # Asleep in clock_nanosleep: at least the sleep asked for (but the
+    # syscall's entry path), at most the workload's time around it.
+    check_range "$tag: clock_nanosleep blocked_ns" $((sleep * MS - MS)) \
+                "$sleep_ns" \
+                "$(lr '.syscalls[] | select(.name == "clock_nanosleep")
+                       | .blocked_ns')"
+    check_eq "$tag: blocked_in_syscalls_ns = the syscalls' blocked_ns" \
+             "$(lr '([.syscalls[].blocked_ns] | add)
+                    + .other_syscalls.blocked_ns')" \
+             "$(lr .blocked_in_syscalls_ns)"
+    check_range "$tag: blocked_outside_syscalls_ns (none)" 0 "$MS" \
+                "$(lr .blocked_outside_syscalls_ns)"
+    check_range "$tag: |unaccounted_ns|" 0 "$SCHED_BASE_NS" \
+                "$(lr '.unaccounted_ns | fabs')"
+    check_eq "$tag: its syscalls, exactly" \
+             "clock_nanosleep:1 getpid:1 gettid:1 sched_setaffinity:1 setpriority:2 tgkill:1 others:0" \
+             "$(lr '.other_syscalls.count as $o
+                    | ([.syscalls[] | "\(.name):\(.count)"] | sort)
+                      + ["others:\($o)"] | join(" ")')"
+    # pmd4 held its CPU while it waited, and no longer than it ran.
+    check_eq "$tag: pmd4 first under ran_instead" "$pmd pmd4 $pid" \
+             "$(lr '.ran_instead[0] | "\(.tid) \(.name) \(.pid)"')"
+    read -r p0 _ <<<"$p0"
+    read -r p1 _ <<<"$p1"
+    check_range "$tag: pmd4's share <= its run time (schedstat)" 1 \
+                $((p1 - p0 + $(sched_tolerance $((p1 - p0)) 0))) \
+                "$(lr '.ran_instead[0].ns')"
+
+    # The dominant part: the largest one of the truth, by far.
+    dom=$(lr .dominant)
+    truth_dom=stopped
+    for v in "$run" "$wait" "$sleep_ns"; do
+        ((v + 50 * MS > stop_lo)) && truth_dom="(no clear truth: $v)"
+    done
+    check_eq "$tag: dominant part" "$truth_dom" "$dom"
+}
+
+# The same job without the stop, in text, ended by --sample-count 1: the
+# run queue dominates, behind pmd4, and the text says so.
+scenario_long_poll_wait() {
+    local tag=long_poll_wait pid=${WL_PID[main]}
+    local rv=${WL_TID[main:revalidator2]} pmd=${WL_TID[main:pmd4]}
+    local line sum gapv wait slices v edges tol
+
+    kd_start $tag -p "$pid" --long-poll-events $((100 * MS)) \
+        --sample-count 1 --thread '^reval'
+    if ! lp_wait_watching; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts watching (exit $WAIT_RC)"
+        return
+    fi
+    wl_cmd main "longpoll 20 20 300 0" || fail "$tag: job" "done" \
+                                               "$WL_REPLY_LINE"
+    # One interval asked for: it exits by itself.
+    wait_exit "$KD_PID" 30
+    check_eq "$tag: exit status (--sample-count 1)" 0 "$WAIT_RC"
+    check_bpf_released $tag
+    wait=$(reply_field wait_ns)
+    slices=$(reply_field slices)
+
+    check_eq "$tag: one interval" 1 \
+             "$(grep -c '^# Long poll interval of ' "$KD_OUT")"
+    check_eq "$tag: revalidator2's" 1 \
+             "$(grep -cE "^ +$rv revalidator2 +\[LONG POLL INTERVAL\]$" \
+                "$KD_OUT")"
+    check_eq "$tag: the count at the end" 1 \
+             "$(grep -c '^# 1 long poll interval reported\.$' "$KD_OUT")"
+    # The parts add up to GAP ns.
+    gapv=$(awk '/^ +START ns +END ns +GAP ns$/ { getline; gsub(",", "");
+                print $3; exit }' "$KD_OUT")
+    sum=0
+    while read -r v; do
+        sum=$((sum + v))
+    done < <(awk '/\[WHERE THE TIME WENT\]/ { f = 1; getline; next }
+                  f && /RUN-QUEUE WAITS/ { exit }
+                  f { v = $(NF - 1); gsub(",", "", v); print v }' "$KD_OUT")
+    check_eq "$tag: the parts add up to GAP ns" "$gapv" "$sum"
+    line=$(awk '/waiting in the run queue/ && !/Dominant/ { v = $(NF - 1);
+                gsub(",", "", v); print v; exit }' "$KD_OUT")
+    edges=$(reply_field edges_ns)
+    tol=$(sched_tolerance "$wait" "$slices")
+    check_range "$tag: run queue vs schedstat wait ($wait, edges $edges)" \
+                $((wait - edges - tol)) $((wait + tol)) "$line"
+    line=$(awk '/\[RAN INSTEAD\]/ { getline; getline; print; exit }' \
+               "$KD_OUT")
+    check_eq "$tag: pmd4 first under RAN INSTEAD" "$pmd $pid pmd4" \
+             "$(awk '{ print $1, $2, $3 }' <<<"$line")"
+    grep -qE "^# Dominant: waiting in the run queue, [0-9,]+ ns \([0-9.]+%\), mostly behind pmd4 \(TID $pmd of PID $pid\)\.$" \
+        "$KD_OUT" \
+        && pass "$tag: dominant: the run queue, behind pmd4" \
+        || fail "$tag: dominant line" "waiting in the run queue ... pmd4" \
+                "$(grep '^# Dominant' "$KD_OUT")"
+}
+
+# A private ovs-vswitchd (netdev datapath, no kernel module) in
+# $WORKDIR/ovs: its own database, sockets and logs, and a bridge named so
+# that it cannot meet a host's.  The daemons are jobs of this shell (no
+# --detach), which reaps them: no zombie ovs-vswitchd is left for the
+# scenarios that look for one.  OVS_E2E_PID is ovs-vswitchd's PID.
+OVS_E2E_DIR=
+OVS_E2E_PID=
+OVS_E2E_DB_PID=
+
+ovs_e2e_ctl() {
+    ovs-vsctl --db="unix:$OVS_E2E_DIR/db.sock" --timeout=30 "$@"
+}
+
+ovs_e2e_start() {
+    local d=$WORKDIR/ovs deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
+
+    OVS_E2E_DIR=$d
+    mkdir -p "$d"
+    export OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d
+    if ! ovsdb-tool create "$d/conf.db" \
+             /usr/share/openvswitch/vswitch.ovsschema >/dev/null; then
+        fail "ovsdb-tool create"
+        return 1
+    fi
+    ovsdb-server --remote="punix:$d/db.sock" -vconsole:off \
+        --log-file="$d/ovsdb-server.log" "$d/conf.db" >/dev/null 2>&1 &
+    OVS_E2E_DB_PID=$!
+    until [[ -S $d/db.sock ]]; do
+        if (($(now_ns) > deadline)); then
+            fail "ovsdb-server starts ($(tail -c 300 "$d/ovsdb-server.log"))"
+            return 1
+        fi
+        nap 0.05
+    done
+    ovs_e2e_ctl --no-wait init
+    ovs-vswitchd "unix:$d/db.sock" -vconsole:off \
+        --log-file="$d/ovs-vswitchd.log" >/dev/null 2>&1 &
+    OVS_E2E_PID=$!
+    # add-br waits until ovs-vswitchd has made the bridge.
+    if ! ovs_e2e_ctl add-br kdlp0 -- set bridge kdlp0 datapath_type=netdev
+    then
+        fail "ovs-vswitchd starts ($(tail -c 300 "$d/ovs-vswitchd.log"))"
+        return 1
+    fi
+    note "ovs-vswitchd $OVS_E2E_PID ($(ovs-vswitchd --version | head -n 1))"
+}
+
+# Stops the private OVS (also on any exit: see cleanup in lib.sh), and
+# reaps it.
+ovs_e2e_stop() {
+    local pid
+
+    [[ -n $OVS_E2E_DIR ]] || return 0
+    for pid in $OVS_E2E_PID $OVS_E2E_DB_PID; do
+        kill -CONT "$pid" 2>/dev/null
+        kill -TERM "$pid" 2>/dev/null
+    done
+    for pid in $OVS_E2E_PID $OVS_E2E_DB_PID; do
+        wait "$pid" 2>/dev/null
+    done
+    OVS_E2E_DIR=
+    OVS_E2E_PID=
+    OVS_E2E_DB_PID=
+    unset OVS_RUNDIR OVS_LOGDIR OVS_DBDIR OVS_SYSCONFDIR
+}
+
+# Real OVS: ovs-vswitchd stopped for 2 s (SIGSTOP, SIGCONT).  Its main
+# thread's interval holds the stop, as seen from here, and the stop
+# dominates it: the main thread never sleeps in poll() for more than a
+# fraction of that (its longest poll() here: 0.5 s).
+scenario_long_poll_ovs() {
+    local tag=long_poll_ovs pid tid deadline t_stop t_all t_cont t_conted
+    local all bad
+
+    ovs_e2e_start || return
+    pid=$OVS_E2E_PID
+    kd_start $tag -p "$pid" --long-poll-events $((300 * MS)) --json
+    if ! kd_wait_capture 1 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC)"
+        ovs_e2e_stop
+        return
+    fi
+    nap 0.5
+    t_stop=$(now_ns)
+    kill -STOP "$pid"
+    deadline=$(($(now_ns) + 5000 * WAIT_SCALE * MS))
+    while :; do
+        all=1
+        for tid in $(ls "/proc/$pid/task"); do
+            [[ $(thread_state "$pid" "$tid") == T ]] || all=0
+        done
+        ((all || $(now_ns) > deadline)) && break
+        nap 0.001
+    done
+    t_all=$(now_ns)
+    ((all)) || fail "$tag: every thread of ovs-vswitchd stopped"
+    nap 2
+    t_cont=$(now_ns)
+    kill -CONT "$pid"
+    t_conted=$(now_ns)
+    # The main thread's interval ends at its next poll(): within its
+    # longest poll() timeout.
+    deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
+    until jq -e --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" \
+              >/dev/null 2>&1; do
+        (($(now_ns) > deadline)) && break
+        nap 0.05
+    done
+    lp_end $tag
+    ovs_e2e_stop
+
+    lp_check_records $tag
+    lp_record "$pid"
+    check_eq "$tag: the main thread's interval reported" \
+             "$pid ovs-vswitchd" "$(lr '"\(.tid) \(.name)"')"
+    # Each thread stopped after SIGSTOP was sent and before all were seen
+    # stopped, and was woken while SIGCONT was sent (1 ms for the switch
+    # that follows a state change).
+    check_range "$tag: main thread stopped_ns" $((t_cont - t_all - MS)) \
+                $((t_conted - t_stop)) "$(lr .stopped_ns)"
+    check_eq "$tag: main thread dominant part" stopped "$(lr .dominant)"
+    bad=$(jq -r --argjson lo $((t_cont - t_all - MS)) \
+             --argjson hi $((t_conted - t_stop)) \
+             'select(.type == "long_poll" and .stopped_ns > 0
+                     and (.stopped_ns < $lo or .stopped_ns > $hi))
+              | "\(.name):\(.stopped_ns)"' "$KD_OUT" | xargs)
+    check_eq "$tag: every thread's stop within the truth" "" "$bad"
+}
