@@ -287,6 +287,7 @@ ovs_e2e_ctl() {
 
 ovs_e2e_start() {
     local d=$WORKDIR/ovs deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
+    local ofport
 
     OVS_E2E_DIR=$d
     mkdir -p "$d"
@@ -310,10 +311,15 @@ ovs_e2e_start() {
     ovs-vswitchd "unix:$d/db.sock" -vconsole:off \
         --log-file="$d/ovs-vswitchd.log" >/dev/null 2>&1 &
     OVS_E2E_PID=$!
-    # add-br waits until ovs-vswitchd has made the bridge.
-    if ! ovs_e2e_ctl add-br kdlp0 -- set bridge kdlp0 datapath_type=netdev
-    then
-        fail "ovs-vswitchd starts ($(tail -c 300 "$d/ovs-vswitchd.log"))"
+    # add-br waits until ovs-vswitchd has tried to make the bridge; the
+    # netdev datapath's own port is a tap device (hence the tun module),
+    # and the bridge is there once that port is.
+    modprobe tun 2>/dev/null
+    ovs_e2e_ctl add-br kdlp0 -- set bridge kdlp0 datapath_type=netdev
+    ofport=$(ovs_e2e_ctl get interface kdlp0 ofport 2>/dev/null)
+    if ! is_uint "$ofport" || ((ofport <= 0)); then
+        fail "ovs-vswitchd makes bridge kdlp0 (ofport '$ofport':" \
+             "$(grep -m 2 'ERR' "$d/ovs-vswitchd.log" | tr '\n' ' '))"
         return 1
     fi
     note "ovs-vswitchd $OVS_E2E_PID ($(ovs-vswitchd --version | head -n 1))"
