@@ -29,7 +29,9 @@
  * new random order is attached (as the tools attach them: a raw
  * tracepoint link, or a perf event on CPU 0 as libbcc opens it), measured
  * and detached again.  A measurement is CALLS getppid() calls (default
- * 10,000) after CALLS / 10 untimed ones, then PAGES page faults (default
+ * 10,000) after one poll(NULL, 0, 0) (so that the calls of a target
+ * traced with --long-poll-events are inside a poll interval) and CALLS /
+ * 10 untimed calls, then PAGES page faults (default
  * 500: first writes to the pages of an anonymous mapping, emptied again
  * afterwards), both timed in this thread's CPU time; it is printed as
  * "m ROUND NAME NS_PER_CALL NS_PER_FAULT".  A page fault enters the kernel
@@ -345,6 +347,9 @@ run(long rounds, long n_calls, char *map, long pages)
                     return EBUSY;
                 }
             }
+            /* A poll interval starts: a --long-poll-events tracer of
+             * abcost then measures the calls made inside one. */
+            syscall(SYS_poll, NULL, 0, 0);
             calls(n_calls / 10);
             t = cpu_ns();
             calls(n_calls);

@@ -441,7 +441,7 @@ function table_3() {
 
 # The rows of figure 4, over the quick measurements (WHICH "quick", with
 # the targets) or over all ("all").
-function cost_rows(ind, which,    oo, ro, ot, rt, fr, fc, ck) {
+function cost_rows(ind, which,    oo, ro, ot, rt, fr, fc, ck, lo, lt) {
     oo = added("ours_other", which)
     ro = added("ref_other", which)
     ot = added("ours_target", which)
@@ -462,6 +462,29 @@ function cost_rows(ind, which,    oo, ro, ot, rt, fr, fc, ck) {
     }
     row(ind "(b) the target itself", fmt(1, 1, ot), fmt(1, 1, rt),
         ratio(ot, rt))
+    lo = added("ours_lp_other", which)
+    lt = added("ours_lp_target", which)
+    if (which == "quick") {
+        row(ind "(c) --long-poll-events: (a)", fmt(1, 1, lo), fmt(1, 1, ro),
+            ratio(lo, ro), "<= 1.1 x (a)",
+            verdict(lo <= 1.1 * oo, isnum(lo) && isnum(oo),
+                "4. --long-poll-events, added cost per syscall of another" \
+                " process: " fmt(1, 1, lo) " ns, unchanged: <= 1.1 x ours'" \
+                " default mode " fmt(1, 1, oo) " ns (x" ratio(lo, oo) \
+                "; x" ratio(lo, ro) " the reference's)"))
+        row(ind "(d) --long-poll-events: (b), in an interval",
+            fmt(1, 1, lt), fmt(1, 1, rt), ratio(lt, rt), "<= 1.0 x ref",
+            verdict(lt <= rt, isnum(lt) && isnum(rt),
+                "4. --long-poll-events, added cost per syscall of the" \
+                " target in a poll interval: " fmt(1, 1, lt) " ns <= the" \
+                " reference's classic mode " fmt(1, 1, rt) " ns (x" \
+                ratio(lt, rt) ")"))
+    } else {
+        row(ind "(c) --long-poll-events: (a)", fmt(1, 1, lo), fmt(1, 1, ro),
+            ratio(lo, ro))
+        row(ind "(d) --long-poll-events: (b), in an interval",
+            fmt(1, 1, lt), fmt(1, 1, rt), ratio(lt, rt))
+    }
     row(ind "floor: 2 empty progs on the same hooks", fmt(1, 1, fr),
         fmt(1, 1, fc), ratio(fr, fc))
     row(ind "least pid check, 2 progs (vs ref (a))", fmt(1, 1, ck),
@@ -497,6 +520,67 @@ function table_4(    oo, fr, i) {
     for (i = 1; i <= NTAGS; i++) {
         row("    " TAGS[i], (NQ[TAGS[i]] + 0) " of " (NALL[TAGS[i]] + 0))
     }
+}
+
+# Figure 6: the poller's rate (calls over seconds, per run), every long
+# interval reported by ours, none dropped.
+function lp_rate(t,    i, c, sc, list) {
+    list = ""
+    for (i = 1; i <= M["ev_runs"] + 0; i++) {
+        c = P[6, "poller", t, i, "calls"]
+        sc = P[6, "poller", t, i, "secs"]
+        if (isnum(c) && isnum(sc) && sc > 0) {
+            list = list " " (c / sc)
+        }
+    }
+    return med(list)
+}
+
+function table_6(    o, r, n, i, runs, missed, drops, rep, lg) {
+    o = lp_rate("ours")
+    r = lp_rate("reference")
+    n = lp_rate("none")
+    runs = 0
+    missed = 0
+    drops = 0
+    for (i = 1; i <= M["ev_runs"] + 0; i++) {
+        rep = P[6, "poller", "ours", i, "reported"]
+        lg = P[6, "poller", "ours", i, "longs"]
+        if (!isnum(rep) || !isnum(lg)) {
+            continue
+        }
+        runs++
+        missed += rep < lg
+        drops += P[6, "poller", "ours", i, "dropped"] + 0
+    }
+    print ""
+    print "6. --long-poll-events 1 ms, a poll(NULL, 0, 0) loop at full rate" \
+        " for " M["burst"] " s with a 2 ms interval every 100 ms (ours)," \
+        " beside the reference's classic time mode (medians of " \
+        M["ev_runs"] " runs each, interleaved)"
+    row("  poller rate untraced (polls/s)", commas(n), "(same)")
+    row("  added ns per poll() (1e9/traced - 1e9/untraced)",
+        isnum(o) && isnum(n) && o > 0 && n > 0 ? fmt(0, 1, 1e9 / o - 1e9 / n) : "",
+        isnum(r) && isnum(n) && r > 0 && n > 0 ? fmt(0, 1, 1e9 / r - 1e9 / n) : "")
+    row("  poller rate while traced (polls/s)", commas(o), commas(r),
+        ratio(o, r), ">= 1.00 x ref",
+        verdict(o >= r, isnum(o) && isnum(r),
+            "6. poller under --long-poll-events " commas(o) " polls/s >=" \
+            " under the reference's classic mode " commas(r) " (x" \
+            ratio(o, r) ")"))
+    row("  long intervals made, median",
+        commas(medv(6, "poller", "ours", "longs")))
+    row("  long intervals reported, median",
+        commas(medv(6, "poller", "ours", "reported")))
+    row("  runs of ours missing a long interval", runs ? missed : "", "",
+        "", "0",
+        verdict(missed == 0, runs > 0,
+            "6. every long interval reported by ours in every run (" \
+            missed " of " runs " runs short)"))
+    row("  intervals dropped by ours, all runs", runs ? drops : "", "", "",
+        "0",
+        verdict(drops == 0, runs > 0,
+            "6. no interval dropped by ours (" drops " in " runs " runs)"))
 }
 
 function table_5(    o, r) {
@@ -551,5 +635,6 @@ END {
     if (want(3)) table_3()
     if (want(4)) table_4()
     if (want(2) || want(5)) table_5()
+    if (want(6)) table_6()
     footer()
 }

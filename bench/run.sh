@@ -9,9 +9,11 @@
 #                     [--ref-5000-timeout S]
 #   -q, --quick           fewer repetitions: 3 runs of ours instead of 5,
 #                         1 of the reference, no 5,000-thread run of the
-#                         reference, 2 syscall event runs of each tool
-#                         instead of 3 and 80 cost rounds instead of 150.
-#   --only LIST           only these figures, e.g. "2,3" (5 comes with 2);
+#                         reference, 2 syscall event and long poll runs of
+#                         each tool instead of 3 and 80 cost rounds
+#                         instead of 150.
+#   --only LIST           only these figures (1 to 6), e.g. "2,3" (5 comes
+#                         with 2);
 #                         bench/results.txt is left alone.
 #   --out DIR             the results directory (default
 #                         bench/results/UTC-DATE, linked as
@@ -55,7 +57,7 @@ COST_BATCHES=3      # 4.: batches of rounds at most
 QUICK_MIN=40        # 4.: quick measurements wanted per variant
 TOOL_CPU=0
 SPIN_CPU=1
-ONLY=,1,2,3,4,5,
+ONLY=,1,2,3,4,5,6,
 OUT=
 
 usage() {
@@ -70,7 +72,7 @@ parse_args() {
             EV_RUNS=2; COST_ROUNDS=80
             ;;
         --only)
-            [ $# -ge 2 ] && [[ $2 =~ ^[1-5](,[1-5])*$ ]] ||
+            [ $# -ge 2 ] && [[ $2 =~ ^[1-6](,[1-6])*$ ]] ||
                 { usage >&2; exit 2; }
             ONLY=,$2,; shift
             ;;
@@ -690,7 +692,8 @@ fig_events() {
 # Figure 4: added cost per syscall.  Rows: 4 TAG TOOL INDEX ns_call|ns_fault
 # per measurement of abcost ("m ROUND TAG NS_PER_CALL NS_PER_FAULT"), TAG
 # one of none, floor_raw, floor_classic, check_raw, ours_other, ref_other,
-# ours_target, ref_target; INDEX numbers the rounds across batches.
+# ours_target, ref_target, ours_lp_other, ours_lp_target (ours with
+# --long-poll-events); INDEX numbers the rounds across batches.
 
 # cost_hold KEY PID CMD...: starts tracer CMD (pinned to TOOL_CPU) on
 # target PID, waits until it samples, hands its two programs on the
@@ -700,10 +703,16 @@ fig_events() {
 cost_hold() {
     local key=$1 pid=$2 name=cost-$1 tracer held bg reply=
     shift 2
-    start_bg "$name" 600 "${PIN[@]}" "$@" -p "$pid" --sample-time 600 \
-        --skip-upcall-stats
+    # --long-poll-events takes no --sample-time: it watches until killed.
+    if [[ " $* " == *" --long-poll-events "* ]]; then
+        start_bg "$name" 600 "${PIN[@]}" "$@" -p "$pid" --skip-upcall-stats
+    else
+        start_bg "$name" 600 "${PIN[@]}" "$@" -p "$pid" --sample-time 600 \
+            --skip-upcall-stats
+    fi
     bg=$BG_PID
-    if ! wait_line "$WORK/$name.out" '^# Start sampling' 60 "$bg"; then
+    if ! wait_line "$WORK/$name.out" '^# Start \(sampling\|watching\)' 60 \
+            "$bg"; then
         kill -TERM "$bg" 2>/dev/null
         finish_bg "$bg" "$name"
         fail "cost: $key did not start: $(head -c 300 "$WORK/$name.out")" \
@@ -800,11 +809,99 @@ fig_cost() {
     if cost_hold ours_other "$IDLE_PID" "${OURS[@]}" &&
             cost_hold ref_other "$IDLE_PID" "${REFCMD_U[@]}" &&
             cost_hold ours_target "$AB_PID" "${OURS[@]}" &&
-            cost_hold ref_target "$AB_PID" "${REFCMD_U[@]}"; then
+            cost_hold ref_target "$AB_PID" "${REFCMD_U[@]}" &&
+            cost_hold ours_lp_other "$IDLE_PID" "${OURS[@]}" \
+                --long-poll-events &&
+            cost_hold ours_lp_target "$AB_PID" "${OURS[@]}" \
+                --long-poll-events; then
         cost_rounds
     fi
     exec {AB_W}>&- {AB_R}<&-
     stop_proc "$AB_PID"
+}
+
+# ---------------------------------------------------------------------------
+# Figure 6: --long-poll-events against a poll loop at full rate.  Rows:
+# 6 poller TOOL RUN calls|secs|longs|reported|dropped, TOOL "none" for the
+# poller untraced.
+
+# lp_run NAME TOOL CMD...: one run of CMD against the poller, a burst once
+# it watches (ours, --long-poll-events 1 ms) or samples (the reference,
+# its classic time mode); then SIGINT.  Fills L_CALLS, L_SECS, L_LONGS,
+# and for ours L_REPORTED (intervals reported) and L_DROPPED.
+lp_run() {
+    local name=$1 tool=$2 bg tracer
+    shift 2
+    L_CALLS='' L_SECS='' L_LONGS='' L_REPORTED='' L_DROPPED=''
+    if [ "$tool" = ours ]; then
+        start_bg "$name" 300 "${PIN[@]}" "$@" -p "$SPIN_PID" \
+            --long-poll-events 1000000
+    else
+        start_bg "$name" 300 "${PIN[@]}" "$@" -p "$SPIN_PID" \
+            --sample-time 1.5 --skip-upcall-stats
+    fi
+    bg=$BG_PID
+    if ! wait_line "$WORK/$name.out" '^# Start \(sampling\|watching\)' 60 \
+            "$bg" || ! spin_ask; then
+        kill -TERM "$bg" 2>/dev/null
+        finish_bg "$bg" "$name"
+        return 1
+    fi
+    # Ours watches until SIGINT (the intervals that ended in the burst
+    # reach it within 0.1 s); the reference's sample ends by itself.
+    if [ "$tool" = ours ]; then
+        sleep 0.3
+        tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
+        kill -INT "$tracer" 2>/dev/null
+    fi
+    finish_bg "$bg" "$name" || return 1
+    [ "$R_STATUS" = 0 ] || return 1
+    read -r L_CALLS L_SECS L_LONGS <<<"$SPIN_REPLY"
+    if [ "$tool" = ours ]; then
+        L_REPORTED=$(grep -c '^# Long poll interval of ' "$WORK/$name.out")
+        L_DROPPED=$(awk -v drop="$DROP_LINE" '$0 ~ drop { d = $0;
+            sub(/.*captured, /, "", d); print d + 0 }' "$WORK/$name.out")
+        L_DROPPED=${L_DROPPED:-0}
+    fi
+}
+
+# The poller (bench/build/spin -P -L 2: poll(NULL, 0, 0) as fast as it
+# can, and every 100 ms one 2 ms interval between two calls), under ours
+# with --long-poll-events 1000000 and under the reference's classic time
+# mode, EV_RUNS runs of each, interleaved.
+fig_longpoll() {
+    local i tool
+    spin_start -P -L 2 -t "$BURST"
+    quiet "long poll events"
+    for i in $(seq "$EV_RUNS"); do
+        # The poller on its own, for the baseline.
+        if spin_ask; then
+            read -r L_CALLS L_SECS L_LONGS <<<"$SPIN_REPLY"
+            emit 6 poller none "$i" calls "$L_CALLS"
+            emit 6 poller none "$i" secs "$L_SECS"
+        fi
+        for tool in ours reference; do
+            log "6. long poll events: $tool run $i/$EV_RUNS"
+            if [ $tool = ours ]; then
+                lp_run "lp-$tool-$i" $tool "${OURS[@]}"
+            else
+                lp_run "lp-$tool-$i" $tool "${REFCMD_U[@]}"
+            fi
+            if [ $? = 0 ]; then
+                emit 6 poller $tool "$i" calls "$L_CALLS"
+                emit 6 poller $tool "$i" secs "$L_SECS"
+                emit 6 poller $tool "$i" longs "$L_LONGS"
+                if [ $tool = ours ]; then
+                    emit 6 poller $tool "$i" reported "$L_REPORTED"
+                    emit 6 poller $tool "$i" dropped "$L_DROPPED"
+                fi
+            else
+                fail "long poll events: $tool, run $i (status" \
+                     "${R_STATUS:-?})"
+            fi
+        done
+    done
+    spin_stop
 }
 
 # ---------------------------------------------------------------------------
@@ -816,7 +913,7 @@ report() {
     "$ROOT/bench/analyze.sh" "$OUT" > "$OUT/table.txt"
     cat "$OUT/table.txt"
     echo "raw rows: $OUT/raw.tsv"
-    if [ "$ONLY" = ,1,2,3,4,5, ]; then
+    if [ "$ONLY" = ,1,2,3,4,5,6, ]; then
         cp "$OUT/table.txt" "$ROOT/bench/results.txt"
     fi
 }
@@ -839,6 +936,7 @@ main() {
     if [ -n "$IDLE_PID" ]; then
         want 3 && fig_events
         want 4 && fig_cost
+        want 6 && fig_longpoll
         stop_proc "$IDLE_PID"
     fi
     meta quiet_waited "$QUIET_WAITED"

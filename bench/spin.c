@@ -5,12 +5,17 @@
  * spin: times getppid() for the benchmarks (bench/run.sh).
  *
  * Usage:
- *   spin [-c CPU] -t SECONDS  call for SECONDS, on request
- *   spin [-c CPU] -f          call for ever
+ *   spin [-c CPU] [-P [-L MS]] -t SECONDS  call for SECONDS, on request
+ *   spin [-c CPU] -f                       call for ever
  *
  * With -t, for every line read on standard input, calls getppid() as fast
  * as it can for SECONDS, then prints the number of calls made and the
  * seconds they took, "%lu %.6f": a burst at full rate, at a chosen time.
+ *
+ * With -P, the calls are poll(NULL, 0, 0) instead, a poll loop at full
+ * rate (figure 6); with -L, every 100 ms of the burst, one interval
+ * between two poll() calls is made MS ms long (a busy loop, no syscall).
+ * The line then has a third number: how many such long intervals.
  *
  * With -f, calls getppid() as fast as it can until killed: a target that
  * makes syscalls at full rate.
@@ -49,26 +54,48 @@ now_ns(void)
     return clock_ns(CLOCK_MONOTONIC);
 }
 
+/* -P: poll(NULL, 0, 0) instead of getppid(). */
+static bool poll_mode;
+
+/* -L: the length of a long interval, in ns (0: none). */
+static double long_ns;
+
 static void
 calls(unsigned long count)
 {
+    long nr = poll_mode ? SYS_poll : SYS_getppid;
+
     for (unsigned long i = 0; i < count; i++) {
-        syscall(SYS_getppid);
+        syscall(nr, NULL, 0, 0);
     }
 }
 
-/* Calls getppid() for 'seconds'; returns the number of calls and stores
- * the time they took, in nanoseconds, in '*elapsed'. */
+/* Calls getppid() (or poll()) for 'seconds'; returns the number of calls
+ * and stores the time they took, in nanoseconds, in '*elapsed', and the
+ * number of long intervals made in '*longs'. */
 static unsigned long
-burst(double seconds, double *elapsed)
+burst(double seconds, double *elapsed, unsigned long *longs)
 {
     double start = now_ns(), end = start + seconds * 1e9, now = start;
+    double next_long = start + 100e6;
     unsigned long n = 0;
 
+    *longs = 0;
     while (now < end) {
         calls(256);
         n += 256;
         now = now_ns();
+        if (long_ns > 0 && now >= next_long && now + long_ns < end) {
+            double until = now + long_ns;
+
+            /* Between the last call above and the next one. */
+            while (now_ns() < until) {
+                continue;
+            }
+            ++*longs;
+            next_long += 100e6;
+            now = now_ns();
+        }
     }
     *elapsed = now - start;
     return n;
@@ -83,10 +110,16 @@ main(int argc, char *argv[])
     int cpu = -1;
     int opt;
 
-    while ((opt = getopt(argc, argv, "c:t:f")) != -1) {
+    while ((opt = getopt(argc, argv, "c:t:fPL:")) != -1) {
         switch (opt) {
         case 'c':
             cpu = atoi(optarg);
+            break;
+        case 'P':
+            poll_mode = true;
+            break;
+        case 'L':
+            long_ns = strtod(optarg, NULL) * 1e6;
             break;
         case 't':
             seconds = strtod(optarg, NULL);
@@ -95,7 +128,8 @@ main(int argc, char *argv[])
             forever = true;
             break;
         default:
-            fprintf(stderr, "usage: spin [-c CPU] -t SECONDS | -f\n");
+            fprintf(stderr, "usage: spin [-c CPU] [-P [-L MS]] -t SECONDS "
+                    "| -f\n");
             return 2;
         }
     }
@@ -114,10 +148,15 @@ main(int argc, char *argv[])
     }
 
     while (fgets(line, sizeof line, stdin)) {
+        unsigned long longs;
         double elapsed;
-        unsigned long n = burst(seconds, &elapsed);
+        unsigned long n = burst(seconds, &elapsed, &longs);
 
-        printf("%lu %.6f\n", n, elapsed / 1e9);
+        if (poll_mode) {
+            printf("%lu %.6f %lu\n", n, elapsed / 1e9, longs);
+        } else {
+            printf("%lu %.6f\n", n, elapsed / 1e9);
+        }
         fflush(stdout);
     }
     return 0;

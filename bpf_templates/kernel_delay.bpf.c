@@ -535,6 +535,30 @@ kd_wait_begin(u32 tid, struct kd_tstate *st, u32 cpu, u64 now)
  * an interval longer than KD_LONG_POLL_MIN_NS is sent whole.
  */
 #if KD_WITH_GAPS
+/* When to wake the reader for a long poll interval: at once, unless this
+ * CPU woke it less than KD_GAP_WAKEUP_NS ago (then the reader finds the
+ * interval at its next wake-up, 100 ms at most later).  A lone interval
+ * is reported as it ends; a flood of them (a low threshold) costs the
+ * traced threads at most one wake-up a millisecond per CPU, not one per
+ * interval, as the ring buffer's default would with a fast reader. */
+#define KD_GAP_WAKEUP_NS 1000000
+BPF_PERCPU_ARRAY(gap_wakeup, u64, 1);
+
+static __always_inline u64
+kd_gap_wakeup_flags(u64 now)
+{
+    int zero = 0;
+    u64 *last = gap_wakeup.lookup(&zero);
+
+    if (last && now - *last < KD_GAP_WAKEUP_NS) {
+        return BPF_RB_NO_WAKEUP;
+    }
+    if (last) {
+        *last = now;
+    }
+    return BPF_RB_FORCE_WAKEUP;
+}
+
 /* Thread 'st' returns from poll(): an interval starts.  It runs, whatever
  * the state says (a switch the program did not see). */
 static __always_inline void
@@ -639,7 +663,7 @@ kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
         ev->acct.v[KD_ACCT_RUN] += now - st->run_ts;
     }
     bpf_probe_read_kernel(&ev->detail, sizeof ev->detail, &g->detail);
-    events.ringbuf_submit(ev, 0);
+    events.ringbuf_submit(ev, kd_gap_wakeup_flags(now));
 }
 #endif
 

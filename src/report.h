@@ -115,7 +115,8 @@ void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
 
 /* Who ran instead of a thread, one entry: its "name", or NULL when the
  * task that held the CPU is not known. */
-const char *kd_ran_name(const struct kd_ran_entry *, char buf[KD_COMM_LEN + 1]);
+const char *kd_ran_name(const struct kd_ran_entry *,
+                        char buf[KD_COMM_LEN + 1]);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

@@ -312,9 +312,11 @@ kd_sampler_watch(const struct kd_sampler *s)
              "%s ns", kd_format_thousands(o->long_poll_ns, num));
     kd_print_timestamp(what, 0, 0);
 
+    /* Wakes up at least every 100 ms: the eBPF side wakes it for the
+     * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
     while (!kd_waiter_done(s->waiter) && reported < limit) {
         err = kd_wait(s->waiter, &s->capture->events,
-                      kd_now_ns() + 1000000000ull);
+                      kd_now_ns() + 100000000ull);
         if (err) {
             kd_error("Failed to read eBPF events: %s\n", strerror(err));
             break;

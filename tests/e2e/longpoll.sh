@@ -193,7 +193,8 @@ scenario_long_poll() {
     check_range "$tag: |unaccounted_ns|" 0 "$SCHED_BASE_NS" \
                 "$(lr '.unaccounted_ns | fabs')"
     check_eq "$tag: its syscalls, exactly" \
-             "clock_nanosleep:1 getpid:1 gettid:1 sched_setaffinity:1 setpriority:2 tgkill:1 others:0" \
+             "clock_nanosleep:1 getpid:1 gettid:1 sched_setaffinity:1\
+ setpriority:2 tgkill:1 others:0" \
              "$(lr '.other_syscalls.count as $o
                     | ([.syscalls[] | "\(.name):\(.count)"] | sort)
                       + ["others:\($o)"] | join(" ")')"
@@ -265,8 +266,9 @@ scenario_long_poll_wait() {
                "$KD_OUT")
     check_eq "$tag: pmd4 first under RAN INSTEAD" "$pmd $pid pmd4" \
              "$(awk '{ print $1, $2, $3 }' <<<"$line")"
-    grep -qE "^# Dominant: waiting in the run queue, [0-9,]+ ns \([0-9.]+%\), mostly behind pmd4 \(TID $pmd of PID $pid\)\.$" \
-        "$KD_OUT" \
+    line="^# Dominant: waiting in the run queue, [0-9,]+ ns \([0-9.]+%\),"
+    line+=" mostly behind pmd4 \(TID $pmd of PID $pid\)\.$"
+    grep -qE "$line" "$KD_OUT" \
         && pass "$tag: dominant: the run queue, behind pmd4" \
         || fail "$tag: dominant line" "waiting in the run queue ... pmd4" \
                 "$(grep '^# Dominant' "$KD_OUT")"

@@ -68,8 +68,9 @@ check_summary_ran() {
         line=$(awk -v t="$tid" 'f && $1 == t { print; exit }
                                 /^# Ran instead/ { f = 1 }' "$KD_OUT")
         share=$(awk -v w="$who" '{ for (i = 3; i < NF; i++)
-                                       if ($i == w) { print $(i + 1); exit } }' \
-                    <<<"${line//,/}")
+                                       if ($i == w) {
+                                           print $(i + 1); exit
+                                       } }' <<<"${line//,/}")
         # Its first task, and most of its wait (the rest: the few kernel
         # threads that ran on that CPU meanwhile).
         if [[ $(awk '{ print $3 }' <<<"$line") == "$who" ]] \

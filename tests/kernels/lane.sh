@@ -402,7 +402,8 @@ ovs_long_poll() {
     check_bpf_released $tag
     rec=$(jq -c --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" | head -n 1)
     check_eq "$tag: the main thread's interval reported" \
-             "$pid ovs-vswitchd" "$(jq -r '"\(.tid) \(.name)"' <<<"${rec:-null}")"
+             "$pid ovs-vswitchd" \
+             "$(jq -r '"\(.tid) \(.name)"' <<<"${rec:-null}")"
     check_range "$tag: main thread stopped_ns" $((t_cont - t_all - MS)) \
                 $((t_conted - t_stop)) \
                 "$(jq -r '.stopped_ns | values' <<<"${rec:-null}")"
