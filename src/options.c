@@ -405,6 +405,70 @@ kd_option_debug(struct kd_options *o, const struct kd_option_def *def,
     return status;
 }
 
+/* The end of the bracket expression that starts at 'p' ('['), or NULL
+ * when it does not end. */
+static const char *
+kd_regex_bracket_end(const char *p)
+{
+    p++;
+    if (*p == '^') {
+        p++;
+    }
+    if (*p == ']') {
+        p++;
+    }
+    for (; *p && *p != ']'; p++) {
+        if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+            char kind = p[1];
+
+            for (p += 2; *p && !(*p == kind && p[1] == ']'); p++) {
+                continue;
+            }
+            if (!*p) {
+                return NULL;
+            }
+            p++;
+        }
+    }
+    return *p ? p : NULL;
+}
+
+/* Whether ERE 're' has a repetition operator (*, +, ?, {...}) right after
+ * another one.  POSIX leaves that undefined; glibc takes it, and compiles
+ * a run of them ("a++++...", 150 characters) into gigabytes of memory. */
+static bool
+kd_regex_repeats_repetition(const char *re)
+{
+    bool after = false;
+
+    for (const char *p = re; *p; p++) {
+        bool rep = false;
+
+        if (*p == '\\') {
+            p += p[1] != '\0';
+        } else if (*p == '[') {
+            const char *end = kd_regex_bracket_end(p);
+
+            if (!end) {
+                return false;       /* regcomp() says what is wrong. */
+            }
+            p = end;
+        } else if (*p == '{') {
+            const char *end = strchr(p, '}');
+
+            rep = true;
+            p = end ? end : p;
+        } else if (*p == '*' || *p == '+' || *p == '?') {
+            rep = true;
+        }
+        if (rep && after) {
+            return true;
+        }
+        after = rep;
+    }
+    return false;
+}
+
 /* --thread REGEX: a POSIX extended regular expression, checked here so
  * that a bad one is a usage error. */
 static int
@@ -412,7 +476,13 @@ kd_option_thread(struct kd_options *o, const struct kd_option_def *def,
                  const char *arg, FILE *err)
 {
     regex_t re;
-    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+    int rc;
+
+    if (kd_regex_repeats_repetition(arg)) {
+        return kd_arg_error(err, def, "invalid regular expression: a "
+                            "repetition operator after another one");
+    }
+    rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
 
     if (rc) {
         char msg[256], why[400];

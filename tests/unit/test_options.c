@@ -837,6 +837,22 @@ test_options_ours(void)
     CHECK(o.summary && o.json && o.histogram && o.list_probes);
     CHECK_USAGE_ERROR("argument --thread: invalid regular expression: "
                       "Unmatched ( or \\(", "--thread", "(", NULL);
+    /* Undefined in POSIX, gigabytes in glibc: refused. */
+    CHECK_USAGE_ERROR("argument --thread: invalid regular expression: a "
+                      "repetition operator after another one", "--thread",
+                      "pk++", NULL);
+    CHECK_USAGE_ERROR("argument --thread: invalid regular expression: a "
+                      "repetition operator after another one", "--thread",
+                      "a{2}*", NULL);
+    CHECK_USAGE_ERROR("argument --thread: invalid regular expression: a "
+                      "repetition operator after another one", "--thread",
+                      "^(x|y)?+$", NULL);
+    /* Not repetitions: escaped, in brackets, or apart. */
+    PARSE_OK(&o, "--thread", "a\\++", NULL);
+    PARSE_OK(&o, "--thread", "[+*]+", NULL);
+    PARSE_OK(&o, "--thread", "[[:alpha:]+]*", NULL);
+    PARSE_OK(&o, "--thread", "^(handler|revalidator)[0-9]+$", NULL);
+    PARSE_OK(&o, "--thread", "a+b*c?d{1,2}", NULL);
     CHECK_USAGE_ERROR("argument --tid: must be a comma-separated list of "
                       "thread ids", "--tid", "1,,2", NULL);
     CHECK_USAGE_ERROR("argument --tid: must be an integer", "--tid", "1,x",
