@@ -296,26 +296,44 @@ pid_prog_ids() {
 # kd_capture_state: CAPTURE_STATE is the value of the capture_on map of
 # the tool (KD_PID), or empty (status 1) while it has no such map yet.  The
 # map's ID is kept in KD_CAPTURE_MAP, which kd_wait_capture resets;
-# KD_MAP_NAME caches the names of the maps seen (IDs are not reused).
+# KD_MAP_NAME caches the names of the maps asked for (IDs are not
+# reused).
 declare -A KD_MAP_NAME=()
 KD_CAPTURE_MAP=
 CAPTURE_STATE=
 kd_capture_state() {
     local id value
+    local -a ids
 
     CAPTURE_STATE=
     if [[ -z $KD_CAPTURE_MAP ]]; then
-        while read -r id; do
+        # capture_on is the tool's one array map (type 2) of a single
+        # 8-byte value: found from its fdinfo alone, with no bpftool call
+        # (each one takes a good part of a second under emulation, and the
+        # tool holds a dozen maps).  Should several match, their names
+        # tell.
+        mapfile -t ids < <(awk '
+            FNR == 1 { t = k = v = n = "" }
+            $1 == "map_type:" { t = $2 }
+            $1 == "key_size:" { k = $2 }
+            $1 == "value_size:" { v = $2 }
+            $1 == "max_entries:" { n = $2 }
+            $1 == "map_id:" && t == 2 && k == 4 && v == 8 && n == 1 {
+                print $2
+            }' /proc/"$KD_PID"/fdinfo/* 2>/dev/null | sort -u)
+        if ((${#ids[@]} == 1)); then
+            KD_CAPTURE_MAP=${ids[0]}
+        fi
+        for id in "${ids[@]}"; do
+            [[ -n $KD_CAPTURE_MAP ]] && break
             if [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
                 KD_MAP_NAME[$id]=$(bpftool -j map show id "$id" 2>/dev/null \
                                    | jq -r '.name // empty')
             fi
             if [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
                 KD_CAPTURE_MAP=$id
-                break
             fi
-        done < <(awk '$1 == "map_id:" { print $2 }' \
-                     /proc/"$KD_PID"/fdinfo/* 2>/dev/null | sort -u)
+        done
         [[ -n $KD_CAPTURE_MAP ]] || return 1
     fi
     # The value is a little-endian u64: its first byte says it all.

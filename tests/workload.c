@@ -65,15 +65,17 @@
  *                    tgkill(SIGSTOP) to itself), for the caller to SIGCONT.
  *                    Then it calls poll() again and reads its schedstat.
  *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
- *                    wait_ns=W slices=N edges_ns=E short_max_ns=M": the
- *                    interval and
+ *                    wait_ns=W slices=N edges_ns=E short_max_ns=M
+ *                    pre_ns=P": the interval and
  *                    the sleep and the stop (from just before tgkill() to
  *                    just after it returned) timed from user space; around
  *                    the interval, the thread's CPU time (its CPU-time
  *                    clock) and its schedstat's run-queue wait and
  *                    timeslices, read just outside the interval (E: the
  *                    time between those reads and the interval's bounds);
- *                    and the longest short interval.
+ *                    the longest of the 1 ms intervals, and the length of
+ *                    the short interval that holds the first schedstat
+ *                    read (from the poll() before it to the one after).
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -244,7 +246,7 @@ static struct {
 /* What "longpoll" measured (see the top of the file); written and read as
  * job_stats is. */
 static struct {
-    uint64_t gap_ns, sleep_ns, stop_ns, short_max_ns;
+    uint64_t gap_ns, sleep_ns, stop_ns, short_max_ns, pre_ns;
     uint64_t run_ns, wait_ns, slices, edges_ns;
 } longpoll_stats;
 
@@ -647,11 +649,13 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         syscall(SYS_poll, NULL, 0, 0);
     }
     edge = now_ns();
+    t = edge;
     if (!read_schedstat(s0)) {
         atomic_store(&pmd_stop, true);
         return EIO;
     }
 
+    longpoll_stats.pre_ns = now_ns() - t;
     syscall(SYS_poll, NULL, 0, 0);
     start = now_ns();
     edge = start - edge;
@@ -1076,11 +1080,12 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
         snprintf(reply, size, "done gap_ns=%" PRIu64 " sleep_ns=%" PRIu64
                  " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
                  " slices=%" PRIu64 " edges_ns=%" PRIu64
-                 " short_max_ns=%" PRIu64,
+                 " short_max_ns=%" PRIu64 " pre_ns=%" PRIu64,
                  longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
                  longpoll_stats.stop_ns, longpoll_stats.run_ns,
                  longpoll_stats.wait_ns, longpoll_stats.slices,
-                 longpoll_stats.edges_ns, longpoll_stats.short_max_ns);
+                 longpoll_stats.edges_ns, longpoll_stats.short_max_ns,
+                 longpoll_stats.pre_ns);
     }
 }
 

@@ -8,10 +8,6 @@
 # long_poll_wait in text); a real ovs-vswitchd is stopped for a known time
 # (long_poll_ovs).  Sourced by tests/e2e.sh.
 
-# The threshold of the workload scenarios: far above the short intervals
-# (1 ms spins), far below the long one.
-LP_THRESHOLD_NS=$((20 * MS))
-
 # thread_state PID TID: the state letter of a thread (R, S, T, ...).
 thread_state() {
     local stat
@@ -81,17 +77,36 @@ lr() {
     jq -r "$1 | values" <<<"${LP_REC:-null}"
 }
 
+# lp_truth: the workload's truth of the last longpoll job, from its reply,
+# into LP_GAP, LP_RUN, LP_WAIT, LP_SLICES, LP_STOP, LP_SLEEP, LP_EDGES,
+# LP_SHORT (the longest 1 ms interval) and LP_PRE (the interval that holds
+# its first schedstat read).  Returns 1 if the reply has none.
+lp_truth() {
+    LP_GAP=$(reply_field gap_ns)
+    LP_RUN=$(reply_field run_ns)
+    LP_WAIT=$(reply_field wait_ns)
+    LP_SLICES=$(reply_field slices)
+    LP_STOP=$(reply_field stop_ns)
+    LP_SLEEP=$(reply_field sleep_ns)
+    LP_EDGES=$(reply_field edges_ns)
+    LP_SHORT=$(reply_field short_max_ns)
+    LP_PRE=$(reply_field pre_ns)
+    is_uint "$LP_GAP" && is_uint "$LP_RUN" && is_uint "$LP_PRE"
+}
+
 # One interval of known parts, stopped by the scenario: each part against
-# its truth (the workload's schedstat around the interval, its clocks, the
-# stop as seen from here), the exact syscalls, pmd4 first among who ran
-# instead, the short intervals not reported.
+# its truth (the workload's CPU-time clock and schedstat around the
+# interval, its clocks, the stop as seen from here), the exact syscalls,
+# pmd4 first among who ran instead.  With threshold 0 and --tid, every
+# interval of revalidator2 is reported: the 1 ms ones, the one that holds
+# the truth's first read, and the long one, told by its tgkill().
 scenario_long_poll() {
     local tag=long_poll pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
     local pmd=${WL_TID[main:pmd4]} spin=50 sleep=100 contend=150 cpu=0
-    local deadline t_all t_cont steal p0 p1 gap run wait slices stop
-    local sleep_ns stop_lo dom truth_dom tol edges irq v
+    local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v
+    local truth_dom run0 run1 wait0 wait1
 
-    kd_start $tag -p "$pid" --long-poll-events "$LP_THRESHOLD_NS" --json
+    kd_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json
     if ! kd_wait_capture 1 30; then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
@@ -100,9 +115,12 @@ scenario_long_poll() {
     fi
     steal=$(steal_ticks)
     p0=$(schedstat "$pid" "$pmd")
+    r0=$(schedstat "$pid" "$rv")
     wl_send main "longpoll-stop $spin $sleep $contend $cpu"
-    # revalidator2 stops itself at the end of its interval: hold it
-    # stopped for 600 ms (longer than any other part), then SIGCONT.
+    # revalidator2 stops itself at the end of its interval.  Stopped, its
+    # schedstat is exact: hold it stopped longer than everything before
+    # in the job (and than the sleep, not in schedstat), so that the stop
+    # is the interval's largest part by at least 300 ms.
     deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
     until [[ $(thread_state "$pid" "$rv") == T ]]; do
         if (($(now_ns) > deadline)); then
@@ -113,7 +131,12 @@ scenario_long_poll() {
         nap 0.001
     done
     t_all=$(now_ns)
-    nap 0.6
+    r1=$(schedstat "$pid" "$rv")
+    read -r run0 wait0 _ <<<"$r0"
+    read -r run1 wait1 _ <<<"$r1"
+    hold=$((run1 - run0 + wait1 - wait0 + sleep * MS + 300 * MS))
+    ((hold < 600 * MS)) && hold=$((600 * MS))
+    nap "$(awk -v n="$hold" 'BEGIN { printf "%.3f", n / 1e9 }')"
     t_cont=$(now_ns)
     kill -CONT "$pid"
     wl_reply main 30 || fail "$tag: job" "done" "$WL_REPLY_LINE"
@@ -121,35 +144,44 @@ scenario_long_poll() {
     steal=$(($(steal_ticks) - steal))
     lp_end $tag
 
-    gap=$(reply_field gap_ns)
-    run=$(reply_field run_ns)
-    wait=$(reply_field wait_ns)
-    slices=$(reply_field slices)
-    stop=$(reply_field stop_ns)
-    sleep_ns=$(reply_field sleep_ns)
-    if ! is_uint "$gap" || ! is_uint "$run"; then
+    if ! lp_truth; then
         fail "$tag: the workload's truth" "gap_ns=... run_ns=..." \
              "$WL_REPLY_LINE"
         return
     fi
     # The truth itself must hold: run and wait within the interval.
-    if ((run + wait > gap + MS)); then
-        note "$tag: schedstat grew by $((run + wait)) ns in a $gap ns" \
-             "interval: the ground truth is broken"
+    if ((LP_RUN + LP_WAIT > LP_GAP + MS)); then
+        note "$tag: schedstat grew by $((LP_RUN + LP_WAIT)) ns in a" \
+             "$LP_GAP ns interval: the ground truth is broken"
         BAD_TRUTH=1
     fi
 
     lp_check_records $tag
-    # The short intervals (1 ms spins) are under the threshold, the long
-    # one over it: one record, revalidator2's.
-    check_range "$tag: the short intervals are under the threshold" 1 \
-                "$LP_THRESHOLD_NS" "$(reply_field short_max_ns)"
-    check_eq "$tag: one interval reported, revalidator2's" "$rv" \
-             "$(jq -r 'select(.type == "long_poll") | .tid' "$KD_OUT" \
-                | xargs)"
-    lp_record "$rv"
-    check_eq "$tag: name and pid" "revalidator2 $pid" \
-             "$(lr '"\(.name) \(.pid)"')"
+    # Threshold 0: every interval that began after the tool attached: the
+    # 5 of 1 ms, the one of the first read, the long one.
+    check_eq "$tag: every interval reported (threshold 0, --tid)" \
+             "7 $rv" "$(jq -rs 'map(select(.type == "long_poll")) |
+                 "\(length) \(map(.tid) | unique | join(" "))"' "$KD_OUT")"
+    # The 1 ms intervals: each at least the workload's own timing of it;
+    # at most that, the syscall paths and what it waited for a CPU (the
+    # event of the previous interval can wake kernel_delay there, before
+    # the workload reads its clock).
+    check_eq "$tag: five 1 ms intervals, the longest >= $LP_SHORT ns, none\
+ longer than that + paths + its wait" "5 ok" \
+             "$(jq -rs --argjson w "$LP_SHORT" \
+                   --argjson t "$(sched_tolerance "$LP_SHORT" 0)" '
+                 [.[] | select(.type == "long_poll"
+                               and (.syscalls | length) == 0)] as $r
+                 | "\($r | length) " + (
+                   if ($r | map(.gap_ns) | max // 0) < $w then "too short"
+                   elif ($r | map(.gap_ns - .run_queue_ns) | max)
+                        > $w + $t then "too long"
+                   else "ok" end)' "$KD_OUT")"
+    LP_REC=$(jq -c 'select(.type == "long_poll"
+                           and any(.syscalls[]; .name == "tgkill"))' \
+                 "$KD_OUT" | head -n 1)
+    check_eq "$tag: the long interval (with tgkill): name and pid" \
+             "revalidator2 $pid" "$(lr '"\(.name) \(.pid)"')"
     if (($(lr .warnings.switches_missed) > 0)); then
         LOST_SWITCH=1
         note "$tag: $(lr .warnings.switches_missed) switches not seen"
@@ -157,31 +189,34 @@ scenario_long_poll() {
 
     # From a poll() return to the next call: the workload's own timing of
     # the interval, plus the syscall return and entry paths.
-    tol=$(sched_tolerance "$gap" 0)
+    # The edge windows hold what delayed the workload's clock reads at the
+    # interval's bounds (its return from poll() included).
+    tol=$(sched_tolerance "$LP_GAP" 0)
     check_range "$tag: gap_ns (the workload's interval + syscall paths)" \
-                "$gap" $((gap + tol)) "$(lr .gap_ns)"
+                "$LP_GAP" $((LP_GAP + LP_EDGES + tol)) "$(lr .gap_ns)"
     # The truth is read just outside the interval: what ran or waited
     # between those reads and the interval's bounds (edges_ns) is in the
     # truth only.  IRQ time is in schedstat's run time or not, as the
     # kernel has IRQ time accounting or not.
-    edges=$(reply_field edges_ns)
     irq=$(lr '.hardirq_ns + .softirq_ns')
-    tol=$(($(sched_tolerance "$run" "$slices") + steal * 10 * MS))
-    check_range "$tag: on CPU + IRQs vs its CPU time ($run, edges $edges)" \
-                $((run - edges - tol)) $((run + irq + tol)) \
+    tol=$(($(sched_tolerance "$LP_RUN" "$LP_SLICES") + steal * 10 * MS))
+    check_range "$tag: on CPU + IRQs vs its CPU time ($LP_RUN, edges \
+$LP_EDGES)" $((LP_RUN - LP_EDGES - tol)) \
+                $((LP_RUN + irq + tol)) \
                 "$(lr '.on_cpu_ns + .hardirq_ns + .softirq_ns')"
-    tol=$(sched_tolerance "$wait" "$slices")
-    check_range "$tag: run queue vs schedstat wait ($wait, edges $edges)" \
-                $((wait - edges - tol)) $((wait + tol)) "$(lr .run_queue_ns)"
+    tol=$(sched_tolerance "$LP_WAIT" "$LP_SLICES")
+    check_range "$tag: run queue vs schedstat wait ($LP_WAIT, edges \
+$LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
+                $((LP_WAIT + tol)) "$(lr .run_queue_ns)"
     # Stopped from tgkill() to SIGCONT: at least while seen stopped here,
     # at most the workload's time around its tgkill().
     stop_lo=$((t_cont - t_all - MS))
     check_range "$tag: stopped_ns (seen stopped .. around tgkill)" \
-                "$stop_lo" "$stop" "$(lr .stopped_ns)"
+                "$stop_lo" "$LP_STOP" "$(lr .stopped_ns)"
     # Asleep in clock_nanosleep: at least the sleep asked for (but the
     # syscall's entry path), at most the workload's time around it.
     check_range "$tag: clock_nanosleep blocked_ns" $((sleep * MS - MS)) \
-                "$sleep_ns" \
+                "$LP_SLEEP" \
                 "$(lr '.syscalls[] | select(.name == "clock_nanosleep")
                        | .blocked_ns')"
     check_eq "$tag: blocked_in_syscalls_ns = the syscalls' blocked_ns" \
@@ -207,24 +242,26 @@ scenario_long_poll() {
                 $((p1 - p0 + $(sched_tolerance $((p1 - p0)) 0))) \
                 "$(lr '.ran_instead[0].ns')"
 
-    # The dominant part: the largest one of the truth, by far.
-    dom=$(lr .dominant)
+    # The dominant part: the largest of the truth, by design (the stop
+    # was held 300 ms longer than all the rest); the truth must say so.
     truth_dom=stopped
-    for v in "$run" "$wait" "$sleep_ns"; do
-        ((v + 50 * MS > stop_lo)) && truth_dom="(no clear truth: $v)"
+    for v in "$LP_RUN" "$LP_WAIT" "$LP_SLEEP"; do
+        ((v >= stop_lo)) && truth_dom="(broken: $v >= the stop $stop_lo)"
     done
-    check_eq "$tag: dominant part" "$truth_dom" "$dom"
+    check_eq "$tag: dominant part" "$truth_dom" "$(lr .dominant)"
 }
 
 # The same job without the stop, in text, ended by --sample-count 1: the
-# run queue dominates, behind pmd4, and the text says so.
+# run queue dominates, behind pmd4, and the text says so; the intervals
+# under the threshold (100 ms) are not reported, the long one is, so the
+# first one reported is the long one.
 scenario_long_poll_wait() {
-    local tag=long_poll_wait pid=${WL_PID[main]}
+    local tag=long_poll_wait pid=${WL_PID[main]} thr=$((100 * MS))
     local rv=${WL_TID[main:revalidator2]} pmd=${WL_TID[main:pmd4]}
-    local line sum gapv wait slices v edges tol
+    local line sum gapv v tol
 
-    kd_start $tag -p "$pid" --long-poll-events $((100 * MS)) \
-        --sample-count 1 --thread '^reval'
+    kd_start $tag -p "$pid" --long-poll-events "$thr" --sample-count 1 \
+        --thread '^reval'
     if ! lp_wait_watching; then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay starts watching (exit $WAIT_RC)"
@@ -236,19 +273,33 @@ scenario_long_poll_wait() {
     wait_exit "$KD_PID" 30
     check_eq "$tag: exit status (--sample-count 1)" 0 "$WAIT_RC"
     check_bpf_released $tag
-    wait=$(reply_field wait_ns)
-    slices=$(reply_field slices)
+    if ! lp_truth; then
+        fail "$tag: the workload's truth" "gap_ns=..." "$WL_REPLY_LINE"
+        return
+    fi
+    # The job's short intervals must be short: under the threshold by
+    # more than the syscall paths the tool adds.  A machine too slow for
+    # that (emulation) breaks the design, not the tool: run it again.
+    tol=$(sched_tolerance "$LP_GAP" 0)
+    if ((LP_SHORT + tol >= thr || LP_PRE + tol >= thr)); then
+        note "$tag: a short interval was not short ($LP_SHORT, $LP_PRE ns)"
+        BAD_TRUTH=1
+    fi
+    check_range "$tag: the long interval is over the threshold" \
+                $((thr + 1)) "$LP_GAP" "$LP_GAP"
 
-    check_eq "$tag: one interval" 1 \
+    check_eq "$tag: one interval, the first over the threshold" 1 \
              "$(grep -c '^# Long poll interval of ' "$KD_OUT")"
     check_eq "$tag: revalidator2's" 1 \
              "$(grep -cE "^ +$rv revalidator2 +\[LONG POLL INTERVAL\]$" \
                 "$KD_OUT")"
     check_eq "$tag: the count at the end" 1 \
              "$(grep -c '^# 1 long poll interval reported\.$' "$KD_OUT")"
-    # The parts add up to GAP ns.
+    # The parts add up to GAP ns, which is the long interval's.
     gapv=$(awk '/^ +START ns +END ns +GAP ns$/ { getline; gsub(",", "");
                 print $3; exit }' "$KD_OUT")
+    check_range "$tag: GAP ns (the workload's interval + syscall paths)" \
+                "$LP_GAP" $((LP_GAP + tol)) "$gapv"
     sum=0
     while read -r v; do
         sum=$((sum + v))
@@ -258,10 +309,10 @@ scenario_long_poll_wait() {
     check_eq "$tag: the parts add up to GAP ns" "$gapv" "$sum"
     line=$(awk '/waiting in the run queue/ && !/Dominant/ { v = $(NF - 1);
                 gsub(",", "", v); print v; exit }' "$KD_OUT")
-    edges=$(reply_field edges_ns)
-    tol=$(sched_tolerance "$wait" "$slices")
-    check_range "$tag: run queue vs schedstat wait ($wait, edges $edges)" \
-                $((wait - edges - tol)) $((wait + tol)) "$line"
+    tol=$(sched_tolerance "$LP_WAIT" "$LP_SLICES")
+    check_range "$tag: run queue vs schedstat wait ($LP_WAIT, edges \
+$LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
+                $((LP_WAIT + tol)) "$line"
     line=$(awk '/\[RAN INSTEAD\]/ { getline; getline; print; exit }' \
                "$KD_OUT")
     check_eq "$tag: pmd4 first under RAN INSTEAD" "$pmd $pid pmd4" \

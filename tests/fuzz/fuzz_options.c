@@ -15,7 +15,8 @@
  *    debug flags, buffer pages a power of two, sample count, finite
  *    seconds, stack traces, durations, --max-threads when the option
  *    exists, --tid's list, --thread's regex) and the triggers point into
- *    argv; nothing was printed;
+ *    argv; --long-poll-events comes with no option that shapes samples;
+ *    nothing was printed;
  *  - on 0, something was printed on 'out' and nothing on 'err';
  *  - on 2, 'err' got "usage: kernel_delay ..." then one
  *    "kernel_delay: error: ..." line, and 'out' nothing;
@@ -227,6 +228,26 @@ check_values(const struct kd_options *o, char *argv[], int argc)
                "start_trigger does not point into argv");
     FUZZ_CHECK(!o->stop_trigger || points_into(o->stop_trigger, argv, argc),
                "stop_trigger does not point into argv");
+#ifdef KD_LONG_POLL_DEFAULT_NS
+    /* --long-poll-events never comes with an option that shapes samples
+     * (those left at their defaults may have been given: either way). */
+    FUZZ_CHECK(o->long_poll || o->long_poll_ns == KD_LONG_POLL_DEFAULT_NS,
+               "long_poll_ns %llu without --long-poll-events",
+               (unsigned long long) o->long_poll_ns);
+    FUZZ_CHECK(o->long_poll_ns <= UINT64_MAX / 2, "long_poll_ns %llu",
+               (unsigned long long) o->long_poll_ns);
+    FUZZ_CHECK(!o->long_poll
+               || (!o->start_trigger && !o->stop_trigger
+                   && !o->syscall_events && !o->skip_syscall_poll_events
+                   && !o->summary && !o->histogram && !o->trigger_delta
+                   && o->sample_time == kd_options_defaults.sample_time
+                   && o->sample_interval
+                      == kd_options_defaults.sample_interval),
+               "--long-poll-events with an option that shapes samples");
+    FUZZ_CHECK(o->sample_count_set
+               || o->sample_count == kd_options_defaults.sample_count,
+               "sample_count %u not set", o->sample_count);
+#endif
 #ifdef KD_MIN_MAX_THREADS
     FUZZ_CHECK(o->max_threads >= KD_MIN_MAX_THREADS
                && o->max_threads <= KD_MAX_MAX_THREADS,

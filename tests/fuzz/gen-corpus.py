@@ -168,6 +168,11 @@ OPTIONS = {
     "thread-bad": ["--thread", "("],
     "thread-empty": ["--thread="],
     "flags": ["--summary", "--histogram", "--json", "--list-probes"],
+    "long-poll": ["--long-poll-events"],
+    "long-poll-ns": ["--long-poll-events", "50000000", "--json",
+                     "--sample-count", "3", "--thread", "^handler"],
+    "long-poll-conflict": ["--sample-time", "2", "--long-poll-events"],
+    "long-poll-conflict-after": ["--long-poll-events=1", "--summary"],
     "abbrev-t": ["--t", "5"],
     "abbrev-h": ["--h"],
 }
