@@ -201,21 +201,22 @@ wl_send() {
 # wl_reply ID [TIMEOUT_S]: reads the reply of the command last sent to
 # instance ID into WL_REPLY_LINE, as wl_cmd does.
 wl_reply() {
-    local id=$1 timeout=${2:-30} part
+    local id=$1 timeout=${2:-30}
     local deadline=$(($(now_ns) + timeout * WAIT_SCALE * 1000 * MS))
 
     WL_REPLY_LINE=
-    # Short timed reads, to notice interrupts; a timed-out read keeps what
-    # it got of a line, so keep that too.
-    until read -r -t 0.2 -u "${WL_REPLY[$id]}" part; do
-        WL_REPLY_LINE+=$part
-        check_interrupt
+    # Wait until the reply is there, then read it without a time-out: bash
+    # 5.2's "read -t" can drop the newline it was reading when its timer
+    # fires, and the line is then never complete.  The workload writes each
+    # reply in one write(), so once a byte is there the whole line is.
+    until read -t 0 -u "${WL_REPLY[$id]}"; do
         if (($(now_ns) > deadline)); then
             WL_REPLY_LINE="(no reply within $timeout s)"
             return 1
         fi
+        nap 0.01
     done
-    WL_REPLY_LINE+=$part
+    read -r -u "${WL_REPLY[$id]}" WL_REPLY_LINE
     [[ $WL_REPLY_LINE == "done" || $WL_REPLY_LINE == "done "* ]]
 }
 
