@@ -23,28 +23,43 @@ kd_proc(const char *proc_root)
     return proc_root ? proc_root : "/proc";
 }
 
+/* Reads the start of file 'leaf' of process 'pid' under 'proc_root' into
+ * 'buf', NUL-terminated, and returns how many bytes it read: 0 when the
+ * file cannot be read. */
+static size_t
+kd_read_pid_file(const char *proc_root, const char *pid, const char *leaf,
+                 char *buf, size_t size)
+{
+    char path[512];
+    size_t n;
+    FILE *f;
+
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/%s/%s", proc_root, pid, leaf);
+    f = fopen(path, "re");
+    if (!f) {
+        return 0;
+    }
+    n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
 /* The first word of the command line of 'pid', as psutil's cmdline()[0]
  * gives it: arguments are NUL-separated, but a process that rewrote its
  * command line into one string has its words separated by spaces. */
 static char *
 kd_cmdline_first(const char *proc_root, const char *pid)
 {
-    char path[512], buf[4096];
+    char buf[4096];
     bool nul_sep;
     size_t n;
-    FILE *f;
 
-    snprintf(path, sizeof path, "%s/%s/cmdline", proc_root, pid);
-    f = fopen(path, "re");
-    if (!f) {
-        return NULL;
-    }
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
+    n = kd_read_pid_file(proc_root, pid, "cmdline", buf, sizeof buf);
     if (!n) {
         return NULL;
     }
-    buf[n] = '\0';
 
     nul_sep = buf[n - 1] == '\0';
     if (nul_sep && strlen(buf) == n - 1) {
@@ -90,19 +105,10 @@ kd_process_name(const char *proc_root, const char *pid)
 static bool
 kd_process_gone(const char *proc_root, const char *pid)
 {
-    char path[512], buf[512];
+    char buf[512];
     const char *paren;
-    size_t n;
-    FILE *f;
 
-    snprintf(path, sizeof path, "%s/%s/stat", proc_root, pid);
-    f = fopen(path, "r");
-    if (!f) {
-        return false;
-    }
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
+    kd_read_pid_file(proc_root, pid, "stat", buf, sizeof buf);
     /* "PID (COMM) STATE ...": COMM may hold anything, ')' included. */
     paren = strrchr(buf, ')');
     return paren && (paren[1] == ' ')
