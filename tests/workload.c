@@ -649,13 +649,12 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         syscall(SYS_poll, NULL, 0, 0);
     }
     edge = now_ns();
-    t = edge;
     if (!read_schedstat(s0)) {
         atomic_store(&pmd_stop, true);
         return EIO;
     }
 
-    longpoll_stats.pre_ns = now_ns() - t;
+    longpoll_stats.pre_ns = now_ns() - edge;
     syscall(SYS_poll, NULL, 0, 0);
     start = now_ns();
     edge = start - edge;

@@ -580,6 +580,20 @@ sched_tolerance() {
     printf '%s' "$tol"
 }
 
+# run_tolerance BEFORE AFTER STEAL_TICKS: the tolerance of a RUN total, or
+# of a time measured by the same clock reads, against the run time of the
+# schedstat lines BEFORE and AFTER ("run wait timeslices time"): as many
+# timeslices as they count, and the steal time meanwhile (left out of
+# schedstat's run time, not out of a wall-clock measurement).
+run_tolerance() {
+    local r0 p0 r1 p1
+
+    read -r r0 _ p0 _ <<<"$1"
+    read -r r1 _ p1 _ <<<"$2"
+    printf '%s' \
+        $(($(sched_tolerance $((r1 - r0)) $((p1 - p0))) + $3 * 10 * MS))
+}
+
 # check_sched TAG THREAD TID BEFORE AFTER STEAL_TICKS: THREAD RUN and READY
 # against the schedstat deltas.  The thread was blocked when both schedstat
 # snapshots were taken, and all its runs happened inside the sample window,
@@ -608,7 +622,7 @@ check_sched() {
     ((steal_ns > 0)) && note "$tag: $steal_ns ns of steal time during the run"
     check_close "$tag: $thread THREAD RUN TOTAL ns vs schedstat" \
                 $((r1 - r0)) "$(rep_stat "$tid" run total)" \
-                $(($(sched_tolerance $((r1 - r0)) $slices) + steal_ns))
+                "$(run_tolerance "$4" "$5" "$6")"
     check_close "$tag: $thread THREAD READY TOTAL ns vs schedstat" \
                 $((w1 - w0)) "$(rep_stat "$tid" ready total)" \
                 "$(sched_tolerance $((w1 - w0)) $slices)"

@@ -103,7 +103,7 @@ lp_truth() {
 scenario_long_poll() {
     local tag=long_poll pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
     local pmd=${WL_TID[main:pmd4]} spin=50 sleep=100 contend=150 cpu=0
-    local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v s0 s1
+    local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v
     local truth_dom run0 run1 wait0 wait1
 
     kd_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json
@@ -238,9 +238,9 @@ $LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
              "$(lr '.ran_instead[0] | "\(.tid) \(.name) \(.pid)"')"
     # With check_sched's tolerance for a RUN total (a charge is measured
     # by the same clock reads, with the same error a switch).
-    read -r p0 _ s0 _ <<<"$p0"
-    read -r p1 _ s1 _ <<<"$p1"
-    tol=$(($(sched_tolerance $((p1 - p0)) $((s1 - s0))) + steal * 10 * MS))
+    tol=$(run_tolerance "$p0" "$p1" "$steal")
+    read -r p0 _ <<<"$p0"
+    read -r p1 _ <<<"$p1"
     check_range "$tag: pmd4's share <= its run time (schedstat)" 1 \
                 $((p1 - p0 + tol)) "$(lr '.ran_instead[0].ns')"
 

@@ -45,11 +45,10 @@ scenario_contend() {
 # with check_sched's tolerance for a RUN total: a charge is measured by the
 # same clock reads as the tool's RUN total, with the same error a switch).
 check_ran_instead() {
-    local tag=$1 thread=$2 tid=$3 other=$4 otid=$5 steal_ns=$(($8 * 10 * MS))
-    local r0 p0 r1 p1 sum ready got tol
+    local tag=$1 thread=$2 tid=$3 other=$4 otid=$5 r0 r1 sum ready got
 
-    read -r r0 _ p0 _ <<<"$6"
-    read -r r1 _ p1 _ <<<"$7"
+    read -r r0 _ <<<"$6"
+    read -r r1 _ <<<"$7"
     sum=$(jt "$tid" '[.ran_instead[].ns] | add // 0')
     ready=$(jt "$tid" '.ready.total_ns // 0')
     # Each wait is charged from its start to its end, whoever held the
@@ -60,9 +59,8 @@ check_ran_instead() {
     check_eq "$tag: $other ran instead of $thread first" \
              "$otid $other ${WL_PID[main]}" "$got"
     got=$(jt "$tid" '.ran_instead[0].ns')
-    tol=$(($(sched_tolerance $((r1 - r0)) $((p1 - p0))) + steal_ns))
     check_range "$tag: $other's share of $thread's wait <= its run time" \
-                1 $((r1 - r0 + tol)) "$got"
+                1 $((r1 - r0 + $(run_tolerance "$6" "$7" "$8"))) "$got"
 }
 
 # Soft interrupts: loopback UDP runs NET_RX in the sender's context.
