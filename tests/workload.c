@@ -55,7 +55,8 @@
  *                    spins between poll(NULL, 0, 0) calls), reads its own
  *                    schedstat, calls poll() and, in the long interval:
  *                    spins SPIN ms of wall time; sleeps SLEEP ms in one
- *                    clock_nanosleep(); pins itself to CPU (one
+ *                    clock_nanosleep(), between two pread() of its
+ *                    schedstat; pins itself to CPU (one
  *                    sched_setaffinity()), sets its nice value to 19 (one
  *                    setpriority()) and spins CONTEND ms of wall time behind
  *                    pmd4, so that it waits in the run queue nearly all of
@@ -66,7 +67,7 @@
  *                    Then it calls poll() again and reads its schedstat.
  *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
  *                    wait_ns=W slices=N edges_ns=E short_max_ns=M
- *                    pre_ns=P": the interval and
+ *                    pre_ns=P sleep_wait_ns=Q": the interval and
  *                    the sleep and the stop (from just before tgkill() to
  *                    just after it returned) timed from user space; around
  *                    the interval, the thread's CPU time (its CPU-time
@@ -75,7 +76,10 @@
  *                    time between those reads and the interval's bounds);
  *                    the longest of the 1 ms intervals, and the length of
  *                    the short interval that holds the first schedstat
- *                    read (from the poll() before it to the one after).
+ *                    read (from the poll() before it to the one after);
+ *                    the run-queue wait of its schedstat around the
+ *                    sleep (Q: the time in clock_nanosleep() spent waiting
+ *                    for a CPU, not asleep, is at most that).
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -246,7 +250,7 @@ static struct {
 /* What "longpoll" measured (see the top of the file); written and read as
  * job_stats is. */
 static struct {
-    uint64_t gap_ns, sleep_ns, stop_ns, short_max_ns, pre_ns;
+    uint64_t gap_ns, sleep_ns, sleep_wait_ns, stop_ns, short_max_ns, pre_ns;
     uint64_t run_ns, wait_ns, slices, edges_ns;
 } longpoll_stats;
 
@@ -624,20 +628,49 @@ read_schedstat(uint64_t v[3])
     return true;
 }
 
+/* Reads into '*wait' the run-queue wait of the calling thread's schedstat,
+ * open at 'fd', with one pread() (up to date for a running thread, see
+ * read_schedstat()).  Returns false on failure. */
+static bool
+pread_schedstat_wait(int fd, uint64_t *wait)
+{
+    uint64_t run;
+    char buf[128];
+    ssize_t n;
+
+    n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) {
+        return false;
+    }
+    buf[n] = '\0';
+    return sscanf(buf, "%" SCNu64 " %" SCNu64, &run, wait) == 2;
+}
+
 /* "longpoll" (revalidator2): see the top of the file.  Between the two
- * poll() calls that bound the long interval, exactly one clock_nanosleep(),
- * one sched_setaffinity(), two setpriority() and, with 'stop', one
- * getpid(), one gettid() and one tgkill(). */
+ * poll() calls that bound the long interval, exactly one clock_nanosleep()
+ * between two pread64() of its schedstat, one sched_setaffinity(), two
+ * setpriority() and, with 'stop', one getpid(), one gettid() and one
+ * tgkill(). */
 static int
 job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
              bool stop)
 {
     struct timespec ts = { .tv_sec = sleep_ms / 1000,
                            .tv_nsec = (sleep_ms % 1000) * NSEC_PER_MSEC };
-    uint64_t s0[3], s1[3], start, edge, t;
+    uint64_t s0[3], s1[3], start, edge, t, w0, w1;
+    bool wait_ok;
+    char path[64];
     int error = 0;
+    int fd;
 
     memset(&longpoll_stats, 0, sizeof longpoll_stats);
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
+             (long) syscall(SYS_gettid));
+    fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        atomic_store(&pmd_stop, true);
+        return errno;
+    }
     syscall(SYS_poll, NULL, 0, 0);
     for (int i = 0; i < LONGPOLL_SHORT; i++) {
         t = now_ns();
@@ -651,6 +684,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     edge = now_ns();
     if (!read_schedstat(s0)) {
         atomic_store(&pmd_stop, true);
+        close(fd);
         return EIO;
     }
 
@@ -659,9 +693,14 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     start = now_ns();
     edge = start - edge;
     spin_ns(spin_ms * NSEC_PER_MSEC);
+    /* The sleep can start late: preempted in clock_nanosleep() before it
+     * sleeps, the thread waits in the run queue while the timer runs. */
+    wait_ok = pread_schedstat_wait(fd, &w0);
     t = now_ns();
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
     longpoll_stats.sleep_ns = now_ns() - t;
+    wait_ok = pread_schedstat_wait(fd, &w1) && wait_ok && w1 >= w0;
+    longpoll_stats.sleep_wait_ns = wait_ok ? w1 - w0 : 0;
     error = pin_self(cpu);
     if (!error && !syscall(SYS_setpriority, PRIO_PROCESS, 0, 19)) {
         spin_ns(contend_ms * NSEC_PER_MSEC);
@@ -685,8 +724,9 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     t = now_ns();
     longpoll_stats.gap_ns = t - start;
     syscall(SYS_poll, NULL, 0, 0);
+    close(fd);
 
-    if (!read_schedstat(s1)) {
+    if (!read_schedstat(s1) || !wait_ok) {
         return error ? error : EIO;
     }
     longpoll_stats.edges_ns = edge + now_ns() - t;
@@ -1079,12 +1119,13 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
         snprintf(reply, size, "done gap_ns=%" PRIu64 " sleep_ns=%" PRIu64
                  " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
                  " slices=%" PRIu64 " edges_ns=%" PRIu64
-                 " short_max_ns=%" PRIu64 " pre_ns=%" PRIu64,
+                 " short_max_ns=%" PRIu64 " pre_ns=%" PRIu64
+                 " sleep_wait_ns=%" PRIu64,
                  longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
                  longpoll_stats.stop_ns, longpoll_stats.run_ns,
                  longpoll_stats.wait_ns, longpoll_stats.slices,
                  longpoll_stats.edges_ns, longpoll_stats.short_max_ns,
-                 longpoll_stats.pre_ns);
+                 longpoll_stats.pre_ns, longpoll_stats.sleep_wait_ns);
     }
 }
 

@@ -79,8 +79,9 @@ lr() {
 
 # lp_truth: the workload's truth of the last longpoll job, from its reply,
 # into LP_GAP, LP_RUN, LP_WAIT, LP_SLICES, LP_STOP, LP_SLEEP, LP_EDGES,
-# LP_SHORT (the longest 1 ms interval) and LP_PRE (the interval that holds
-# its first schedstat read).  Returns 1 if the reply has none.
+# LP_SHORT (the longest 1 ms interval), LP_PRE (the interval that holds
+# its first schedstat read) and LP_SLEEP_WAIT (schedstat's run-queue wait
+# around the sleep).  Returns 1 if the reply has none.
 lp_truth() {
     LP_GAP=$(reply_field gap_ns)
     LP_RUN=$(reply_field run_ns)
@@ -91,7 +92,9 @@ lp_truth() {
     LP_EDGES=$(reply_field edges_ns)
     LP_SHORT=$(reply_field short_max_ns)
     LP_PRE=$(reply_field pre_ns)
-    is_uint "$LP_GAP" && is_uint "$LP_RUN" && is_uint "$LP_PRE"
+    LP_SLEEP_WAIT=$(reply_field sleep_wait_ns)
+    is_uint "$LP_GAP" && is_uint "$LP_RUN" && is_uint "$LP_PRE" &&
+        is_uint "$LP_SLEEP_WAIT"
 }
 
 # One interval of known parts, stopped by the scenario: each part against
@@ -213,10 +216,12 @@ $LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
     stop_lo=$((t_cont - t_all - MS))
     check_range "$tag: stopped_ns (seen stopped .. around tgkill)" \
                 "$stop_lo" "$LP_STOP" "$(lr .stopped_ns)"
-    # Asleep in clock_nanosleep: at least the sleep asked for (but the
-    # syscall's entry path), at most the workload's time around it.
-    check_range "$tag: clock_nanosleep blocked_ns" $((sleep * MS - MS)) \
-                "$LP_SLEEP" \
+    # Asleep in clock_nanosleep: at most the workload's time around it;
+    # at least the sleep asked for, but the syscall's entry path and what
+    # it waited for a CPU there (preempted after it armed its timer and
+    # before it slept: up to schedstat's wait around the sleep).
+    check_range "$tag: clock_nanosleep blocked_ns (wait around it \
+$LP_SLEEP_WAIT)" $((sleep * MS - MS - LP_SLEEP_WAIT)) "$LP_SLEEP" \
                 "$(lr '.syscalls[] | select(.name == "clock_nanosleep")
                        | .blocked_ns')"
     check_eq "$tag: blocked_in_syscalls_ns = the syscalls' blocked_ns" \
@@ -228,8 +233,8 @@ $LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
     check_range "$tag: |unaccounted_ns|" 0 "$SCHED_BASE_NS" \
                 "$(lr '.unaccounted_ns | fabs')"
     check_eq "$tag: its syscalls, exactly" \
-             "clock_nanosleep:1 getpid:1 gettid:1 sched_setaffinity:1\
- setpriority:2 tgkill:1 others:0" \
+             "clock_nanosleep:1 getpid:1 gettid:1 pread64:2\
+ sched_setaffinity:1 setpriority:2 tgkill:1 others:0" \
              "$(lr '.other_syscalls.count as $o
                     | ([.syscalls[] | "\(.name):\(.count)"] | sort)
                       + ["others:\($o)"] | join(" ")')"
