@@ -32,18 +32,9 @@ kd_read_pid_file(const char *proc_root, const char *pid, const char *leaf,
 {
     char path[512];
     size_t n;
-    FILE *f;
 
-    buf[0] = '\0';
     snprintf(path, sizeof path, "%s/%s/%s", proc_root, pid, leaf);
-    f = fopen(path, "re");
-    if (!f) {
-        return 0;
-    }
-    n = fread(buf, 1, size - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return n;
+    return kd_read_file_buf(path, false, buf, size, &n) ? 0 : n;
 }
 
 /* The first word of the command line of 'pid', as psutil's cmdline()[0]

@@ -219,33 +219,31 @@ kd_ds_destroy(struct kd_ds *ds)
     kd_ds_init(ds);
 }
 
-/* Reads the start of a small file, at most 4,095 bytes, into a new string
- * '*text': its first line without its newline if 'first_line', else all
- * of it but one final newline.  Returns 0 or a positive errno. */
-static int
-kd_read_small_file(const char *path, bool first_line, char **text)
+int
+kd_read_file_buf(const char *path, bool first_line, char *buf, size_t size,
+                 size_t *lenp)
 {
-    char buf[4096];
     size_t n = 0;
+    int error = 0;
     int fd;
 
     /* Plain read(2), no stdio: this runs once per reported thread. */
-    *text = NULL;
+    buf[0] = '\0';
+    *lenp = 0;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return errno;
     }
-    while (n < sizeof buf - 1) {
-        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
+    while (n < size - 1) {
+        ssize_t r = read(fd, buf + n, size - 1 - n);
 
         if (r < 0) {
-            int error = errno;
-
-            if (error == EINTR) {
+            if (errno == EINTR) {
                 continue;
             }
-            close(fd);
-            return error;
+            error = errno;
+            n = 0;
+            break;
         } else if (!r) {
             break;
         }
@@ -256,6 +254,25 @@ kd_read_small_file(const char *path, bool first_line, char **text)
     }
     close(fd);
     buf[n] = '\0';
+    *lenp = n;
+    return error;
+}
+
+/* Reads the start of a small file, at most 4,095 bytes, into a new string
+ * '*text': its first line without its newline if 'first_line', else all
+ * of it but one final newline.  Returns 0 or a positive errno. */
+static int
+kd_read_small_file(const char *path, bool first_line, char **text)
+{
+    char buf[4096];
+    size_t n;
+    int error;
+
+    *text = NULL;
+    error = kd_read_file_buf(path, first_line, buf, sizeof buf, &n);
+    if (error) {
+        return error;
+    }
     if (first_line) {
         buf[strcspn(buf, "\n")] = '\0';
     } else if (n && buf[n - 1] == '\n') {

@@ -54,6 +54,13 @@ void kd_ds_destroy(struct kd_ds *);
  * or more (0: always). */
 void kd_ds_flush(struct kd_ds *, FILE *stream, size_t threshold);
 
+/* Reads the start of file 'path', at most 'size' - 1 bytes ('size' > 0),
+ * into 'buf', NUL-terminated, and its length into '*lenp'; with
+ * 'first_line', it may stop reading once it has a newline.  On error,
+ * 'buf' is empty.  Returns 0 or a positive errno. */
+int kd_read_file_buf(const char *path, bool first_line, char *buf,
+                     size_t size, size_t *lenp);
+
 /* Reads the first line of a small file (e.g. under /proc), at most 4,095
  * bytes, into a new string without its newline.  Returns 0 or a positive
  * errno. */

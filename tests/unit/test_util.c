@@ -159,6 +159,37 @@ test_read_file_line(void)
     free(root);
 }
 
+/* kd_read_file_buf(): at most 'size' - 1 bytes, NUL bytes and all (a
+ * /proc/PID/cmdline), NUL-terminated, and its length; an empty buffer when
+ * the file cannot be read. */
+static void
+test_read_file_buf(void)
+{
+    char *root = make_proc_root();
+    char buf[8], *path;
+    size_t n;
+
+    write_file(root, "cmdline", "a\0bc\0def\0", 10);
+    path = kd_xasprintf("%s/cmdline", root);
+    CHECK_INT(kd_read_file_buf(path, false, buf, sizeof buf, &n), 0);
+    CHECK_UINT(n, 7);
+    CHECK(!memcmp(buf, "a\0bc\0de", 8));
+    CHECK_INT(kd_read_file_buf(path, false, buf, 1, &n), 0);
+    CHECK_UINT(n, 0);
+    CHECK_STR(buf, "");
+    free(path);
+
+    path = kd_xasprintf("%s/missing", root);
+    memcpy(buf, "junk", 5);
+    CHECK_INT(kd_read_file_buf(path, false, buf, sizeof buf, &n), ENOENT);
+    CHECK_UINT(n, 0);
+    CHECK_STR(buf, "");
+    free(path);
+
+    remove_tree(root);
+    free(root);
+}
+
 /* kd_ds_put_format() formats in place when the text fits and grows the
  * string when it does not, at every length around the boundary. */
 static void
@@ -188,6 +219,7 @@ test_ds_put_format(void)
 
 static const struct test tests[] = {
     TEST(test_read_file_line),
+    TEST(test_read_file_buf),
     TEST(test_ds_put_format),
     TEST(test_put_safe),
 };
