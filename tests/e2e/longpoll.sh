@@ -228,7 +228,13 @@ $LP_SLEEP_WAIT)" $((sleep * MS - MS - LP_SLEEP_WAIT)) "$LP_SLEEP" \
              "$(lr '([.syscalls[].blocked_ns] | add)
                     + .other_syscalls.blocked_ns')" \
              "$(lr .blocked_in_syscalls_ns)"
-    check_range "$tag: blocked_outside_syscalls_ns (none)" 0 "$MS" \
+    # Outside syscalls, the job only blocks as it stops and resumes: on
+    # PREEMPT_RT, the signal lock that every thread of the process takes
+    # then is a sleeping lock (the lane saw 3.7 ms on 6.1-rt).  All of it
+    # is within the workload's time around tgkill(), with the stop.
+    v=$(lr .stopped_ns)
+    check_range "$tag: blocked_outside_syscalls_ns (around the stop: \
+$LP_STOP - stopped $v)" 0 $((LP_STOP - v + MS)) \
                 "$(lr .blocked_outside_syscalls_ns)"
     check_range "$tag: |unaccounted_ns|" 0 "$SCHED_BASE_NS" \
                 "$(lr '.unaccounted_ns | fabs')"
