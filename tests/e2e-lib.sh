@@ -322,17 +322,15 @@ kd_capture_state() {
             $1 == "map_id:" && t == 2 && k == 4 && v == 8 && n == 1 {
                 print $2
             }' /proc/"$KD_PID"/fdinfo/* 2>/dev/null | sort -u)
-        if ((${#ids[@]} == 1)); then
-            KD_CAPTURE_MAP=${ids[0]}
-        fi
         for id in "${ids[@]}"; do
-            [[ -n $KD_CAPTURE_MAP ]] && break
-            if [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
+            if ((${#ids[@]} > 1)) && [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
                 KD_MAP_NAME[$id]=$(bpftool -j map show id "$id" 2>/dev/null \
                                    | jq -r '.name // empty')
             fi
-            if [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
+            if ((${#ids[@]} == 1)) \
+                    || [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
                 KD_CAPTURE_MAP=$id
+                break
             fi
         done
         [[ -n $KD_CAPTURE_MAP ]] || return 1
