@@ -56,7 +56,7 @@
  *                    schedstat, calls poll() and, in the long interval:
  *                    spins SPIN ms of wall time; sleeps SLEEP ms in one
  *                    clock_nanosleep(), between two pread() of its
- *                    schedstat; pins itself to CPU (one
+ *                    status and two of its schedstat; pins itself to CPU (one
  *                    sched_setaffinity()), sets its nice value to 19 (one
  *                    setpriority()) and spins CONTEND ms of wall time behind
  *                    pmd4, so that it waits in the run queue nearly all of
@@ -67,7 +67,8 @@
  *                    Then it calls poll() again and reads its schedstat.
  *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
  *                    wait_ns=W slices=N edges_ns=E short_max_ns=M
- *                    pre_ns=P sleep_wait_ns=Q": the interval and
+ *                    pre_ns=P sleep_wait_ns=Q sleep_preempted=V": the
+ *                    interval and
  *                    the sleep and the stop (from just before tgkill() to
  *                    just after it returned) timed from user space; around
  *                    the interval, the thread's CPU time (its CPU-time
@@ -79,7 +80,12 @@
  *                    read (from the poll() before it to the one after);
  *                    the run-queue wait of its schedstat around the
  *                    sleep (Q: the time in clock_nanosleep() spent waiting
- *                    for a CPU, not asleep, is at most that).
+ *                    for a CPU, not asleep, is at most that, unless it was
+ *                    preempted there) and its preemptions around the sleep
+ *                    (V, from nonvoluntary_ctxt_switches: schedstat leaves
+ *                    out the wait that follows a preemption of a thread
+ *                    whose state is no longer running, as on its way to
+ *                    sleep).
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -250,7 +256,8 @@ static struct {
 /* What "longpoll" measured (see the top of the file); written and read as
  * job_stats is. */
 static struct {
-    uint64_t gap_ns, sleep_ns, sleep_wait_ns, stop_ns, short_max_ns, pre_ns;
+    uint64_t gap_ns, sleep_ns, sleep_wait_ns, sleep_preempted;
+    uint64_t stop_ns, short_max_ns, pre_ns;
     uint64_t run_ns, wait_ns, slices, edges_ns;
 } longpoll_stats;
 
@@ -646,22 +653,42 @@ pread_schedstat_wait(int fd, uint64_t *wait)
     return sscanf(buf, "%" SCNu64 " %" SCNu64, &run, wait) == 2;
 }
 
+/* Reads into '*n' the calling thread's involuntary context switches (its
+ * preemptions) from its /proc status, open at 'fd', with one pread().
+ * Returns false on failure. */
+static bool
+pread_preemptions(int fd, uint64_t *n)
+{
+    static const char key[] = "\nnonvoluntary_ctxt_switches:";
+    char buf[4096];
+    const char *p;
+    ssize_t len;
+
+    len = pread(fd, buf, sizeof buf - 1, 0);
+    if (len <= 0) {
+        return false;
+    }
+    buf[len] = '\0';
+    p = strstr(buf, key);
+    return p && sscanf(p + strlen(key), "%" SCNu64, n) == 1;
+}
+
 /* "longpoll" (revalidator2): see the top of the file.  Between the two
  * poll() calls that bound the long interval, exactly one clock_nanosleep()
- * between two pread64() of its schedstat, one sched_setaffinity(), two
- * setpriority() and, with 'stop', one getpid(), one gettid() and one
- * tgkill(). */
+ * between four pread64() (of its status and schedstat), one
+ * sched_setaffinity(), two setpriority() and, with 'stop', one getpid(),
+ * one gettid() and one tgkill(). */
 static int
 job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
              bool stop)
 {
     struct timespec ts = { .tv_sec = sleep_ms / 1000,
                            .tv_nsec = (sleep_ms % 1000) * NSEC_PER_MSEC };
-    uint64_t s0[3], s1[3], start, edge, t, w0, w1;
+    uint64_t s0[3], s1[3], start, edge, t, w0, w1, p0, p1;
     bool wait_ok;
     char path[64];
     int error = 0;
-    int fd;
+    int fd, status_fd;
 
     memset(&longpoll_stats, 0, sizeof longpoll_stats);
     snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
@@ -670,6 +697,15 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     if (fd < 0) {
         atomic_store(&pmd_stop, true);
         return errno;
+    }
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status",
+             (long) syscall(SYS_gettid));
+    status_fd = open(path, O_RDONLY);
+    if (status_fd < 0) {
+        error = errno;
+        atomic_store(&pmd_stop, true);
+        close(fd);
+        return error;
     }
     syscall(SYS_poll, NULL, 0, 0);
     for (int i = 0; i < LONGPOLL_SHORT; i++) {
@@ -685,6 +721,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     if (!read_schedstat(s0)) {
         atomic_store(&pmd_stop, true);
         close(fd);
+        close(status_fd);
         return EIO;
     }
 
@@ -695,12 +732,15 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     spin_ns(spin_ms * NSEC_PER_MSEC);
     /* The sleep can start late: preempted in clock_nanosleep() before it
      * sleeps, the thread waits in the run queue while the timer runs. */
-    wait_ok = pread_schedstat_wait(fd, &w0);
+    wait_ok = pread_preemptions(status_fd, &p0);
+    wait_ok = pread_schedstat_wait(fd, &w0) && wait_ok;
     t = now_ns();
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
     longpoll_stats.sleep_ns = now_ns() - t;
     wait_ok = pread_schedstat_wait(fd, &w1) && wait_ok && w1 >= w0;
+    wait_ok = pread_preemptions(status_fd, &p1) && wait_ok && p1 >= p0;
     longpoll_stats.sleep_wait_ns = wait_ok ? w1 - w0 : 0;
+    longpoll_stats.sleep_preempted = wait_ok ? p1 - p0 : 0;
     error = pin_self(cpu);
     if (!error && !syscall(SYS_setpriority, PRIO_PROCESS, 0, 19)) {
         spin_ns(contend_ms * NSEC_PER_MSEC);
@@ -725,6 +765,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     longpoll_stats.gap_ns = t - start;
     syscall(SYS_poll, NULL, 0, 0);
     close(fd);
+    close(status_fd);
 
     if (!read_schedstat(s1) || !wait_ok) {
         return error ? error : EIO;
@@ -1120,12 +1161,13 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
                  " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
                  " slices=%" PRIu64 " edges_ns=%" PRIu64
                  " short_max_ns=%" PRIu64 " pre_ns=%" PRIu64
-                 " sleep_wait_ns=%" PRIu64,
+                 " sleep_wait_ns=%" PRIu64 " sleep_preempted=%" PRIu64,
                  longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
                  longpoll_stats.stop_ns, longpoll_stats.run_ns,
                  longpoll_stats.wait_ns, longpoll_stats.slices,
                  longpoll_stats.edges_ns, longpoll_stats.short_max_ns,
-                 longpoll_stats.pre_ns, longpoll_stats.sleep_wait_ns);
+                 longpoll_stats.pre_ns, longpoll_stats.sleep_wait_ns,
+                 longpoll_stats.sleep_preempted);
     }
 }
 

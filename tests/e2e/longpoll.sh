@@ -80,8 +80,9 @@ lr() {
 # lp_truth: the workload's truth of the last longpoll job, from its reply,
 # into LP_GAP, LP_RUN, LP_WAIT, LP_SLICES, LP_STOP, LP_SLEEP, LP_EDGES,
 # LP_SHORT (the longest 1 ms interval), LP_PRE (the interval that holds
-# its first schedstat read) and LP_SLEEP_WAIT (schedstat's run-queue wait
-# around the sleep).  Returns 1 if the reply has none.
+# its first schedstat read), LP_SLEEP_WAIT (schedstat's run-queue wait
+# around the sleep) and LP_SLEEP_PREEMPTED (its preemptions around the
+# sleep).  Returns 1 if the reply has none.
 lp_truth() {
     LP_GAP=$(reply_field gap_ns)
     LP_RUN=$(reply_field run_ns)
@@ -93,8 +94,9 @@ lp_truth() {
     LP_SHORT=$(reply_field short_max_ns)
     LP_PRE=$(reply_field pre_ns)
     LP_SLEEP_WAIT=$(reply_field sleep_wait_ns)
+    LP_SLEEP_PREEMPTED=$(reply_field sleep_preempted)
     is_uint "$LP_GAP" && is_uint "$LP_RUN" && is_uint "$LP_PRE" &&
-        is_uint "$LP_SLEEP_WAIT"
+        is_uint "$LP_SLEEP_WAIT" && is_uint "$LP_SLEEP_PREEMPTED"
 }
 
 # One interval of known parts, stopped by the scenario: each part against
@@ -218,8 +220,16 @@ $LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
                 "$stop_lo" "$LP_STOP" "$(lr .stopped_ns)"
     # Asleep in clock_nanosleep: at most the workload's time around it;
     # at least the sleep asked for, but the syscall's entry path and what
-    # it waited for a CPU there (preempted after it armed its timer and
-    # before it slept: up to schedstat's wait around the sleep).
+    # it waited for a CPU there: up to schedstat's wait around the sleep,
+    # unless it was preempted there.  Preempted after it armed its timer
+    # and before it slept, its state is no longer running, and schedstat
+    # leaves out the wait that follows (the lane saw 10 ms of it on
+    # 6.1-rt): then the truth is incomplete, and the run is made again.
+    if ((LP_SLEEP_PREEMPTED > 0)); then
+        note "$tag: revalidator2 was preempted $LP_SLEEP_PREEMPTED times" \
+             "around its sleep: schedstat may miss a wait there"
+        BAD_TRUTH=1
+    fi
     check_range "$tag: clock_nanosleep blocked_ns (wait around it \
 $LP_SLEEP_WAIT)" $((sleep * MS - MS - LP_SLEEP_WAIT)) "$LP_SLEEP" \
                 "$(lr '.syscalls[] | select(.name == "clock_nanosleep")
@@ -239,7 +249,7 @@ $LP_STOP - stopped $v)" 0 $((LP_STOP - v + MS)) \
     check_range "$tag: |unaccounted_ns|" 0 "$SCHED_BASE_NS" \
                 "$(lr '.unaccounted_ns | fabs')"
     check_eq "$tag: its syscalls, exactly" \
-             "clock_nanosleep:1 getpid:1 gettid:1 pread64:2\
+             "clock_nanosleep:1 getpid:1 gettid:1 pread64:4\
  sched_setaffinity:1 setpriority:2 tgkill:1 others:0" \
              "$(lr '.other_syscalls.count as $o
                     | ([.syscalls[] | "\(.name):\(.count)"] | sort)
