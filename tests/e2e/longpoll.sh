@@ -226,8 +226,8 @@ $LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
     # leaves out the wait that follows (the lane saw 10 ms of it on
     # 6.1-rt): then the truth is incomplete, and the run is made again.
     if ((LP_SLEEP_PREEMPTED > 0)); then
-        note "$tag: revalidator2 was preempted $LP_SLEEP_PREEMPTED times" \
-             "around its sleep: schedstat may miss a wait there"
+        note "$tag: revalidator2's preemptions around its sleep:" \
+             "$LP_SLEEP_PREEMPTED; schedstat may miss a wait there"
         BAD_TRUTH=1
     fi
     check_range "$tag: clock_nanosleep blocked_ns (wait around it \
