@@ -67,15 +67,18 @@
  *                    Then it calls poll() again and reads its schedstat.
  *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
  *                    wait_ns=W slices=N edges_ns=E short_max_ns=M
- *                    pre_ns=P sleep_wait_ns=Q sleep_preempted=V": the
- *                    interval and
+ *                    pre_ns=P sleep_wait_ns=Q sleep_preempted=V
+ *                    short_outer_max_ns=O": the interval and
  *                    the sleep and the stop (from just before tgkill() to
  *                    just after it returned) timed from user space; around
  *                    the interval, the thread's CPU time (its CPU-time
  *                    clock) and its schedstat's run-queue wait and
  *                    timeslices, read just outside the interval (E: the
  *                    time between those reads and the interval's bounds);
- *                    the longest of the 1 ms intervals, and the length of
+ *                    the longest of the 1 ms intervals timed inside (M,
+ *                    the spin) and outside (O, from before the poll()
+ *                    that opens one to after the one that closes it
+ *                    returned), and the length of
  *                    the short interval that holds the first schedstat
  *                    read (from the poll() before it to the one after);
  *                    the run-queue wait of its schedstat around the
@@ -257,7 +260,7 @@ static struct {
  * job_stats is. */
 static struct {
     uint64_t gap_ns, sleep_ns, sleep_wait_ns, sleep_preempted;
-    uint64_t stop_ns, short_max_ns, pre_ns;
+    uint64_t stop_ns, short_max_ns, short_outer_max_ns, pre_ns;
     uint64_t run_ns, wait_ns, slices, edges_ns;
 } longpoll_stats;
 
@@ -684,7 +687,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
 {
     struct timespec ts = { .tv_sec = sleep_ms / 1000,
                            .tv_nsec = (sleep_ms % 1000) * NSEC_PER_MSEC };
-    uint64_t s0[3], s1[3], start, edge, t, w0, w1, p0, p1;
+    uint64_t s0[3], s1[3], start, edge, t, w0, w1, p0, p1, before, next;
     bool wait_ok;
     char path[64];
     int error = 0;
@@ -707,6 +710,10 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         close(fd);
         return error;
     }
+    /* Each short interval, from a poll() return to the next call, is
+     * timed from inside (the spin) and from outside (from before the
+     * poll() that opens it to after the one that closes it returned). */
+    before = now_ns();
     syscall(SYS_poll, NULL, 0, 0);
     for (int i = 0; i < LONGPOLL_SHORT; i++) {
         t = now_ns();
@@ -715,7 +722,13 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         if (t > longpoll_stats.short_max_ns) {
             longpoll_stats.short_max_ns = t;
         }
+        next = now_ns();
         syscall(SYS_poll, NULL, 0, 0);
+        t = now_ns() - before;
+        if (t > longpoll_stats.short_outer_max_ns) {
+            longpoll_stats.short_outer_max_ns = t;
+        }
+        before = next;
     }
     edge = now_ns();
     if (!read_schedstat(s0)) {
@@ -1161,13 +1174,15 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
                  " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
                  " slices=%" PRIu64 " edges_ns=%" PRIu64
                  " short_max_ns=%" PRIu64 " pre_ns=%" PRIu64
-                 " sleep_wait_ns=%" PRIu64 " sleep_preempted=%" PRIu64,
+                 " sleep_wait_ns=%" PRIu64 " sleep_preempted=%" PRIu64
+                 " short_outer_max_ns=%" PRIu64,
                  longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
                  longpoll_stats.stop_ns, longpoll_stats.run_ns,
                  longpoll_stats.wait_ns, longpoll_stats.slices,
                  longpoll_stats.edges_ns, longpoll_stats.short_max_ns,
                  longpoll_stats.pre_ns, longpoll_stats.sleep_wait_ns,
-                 longpoll_stats.sleep_preempted);
+                 longpoll_stats.sleep_preempted,
+                 longpoll_stats.short_outer_max_ns);
     }
 }
 
