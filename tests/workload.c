@@ -602,49 +602,25 @@ job_direct_io(long ms, int cpu)
     return error;
 }
 
-/* Reads the calling thread's schedstat: run ns, run-queue wait ns,
- * timeslices.  The run time of a running thread there is as of the last
- * scheduler update (up to a tick old); its CPU-time clock brings it up to
- * date, so that is the run time taken.  The wait is only updated when the
- * thread gets a CPU: up to date for a running thread.  Returns false on
- * failure. */
-static bool
-read_schedstat(uint64_t v[3])
+/* Opens file 'leaf' of the calling thread's /proc directory, read-only.
+ * Returns the file descriptor, or -1 with errno set. */
+static int
+open_self_task(const char *leaf)
 {
-    struct timespec cpu;
+    char path[64];
 
-    char path[64], buf[128];
-    ssize_t n;
-    int fd;
-
-    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
-             (long) syscall(SYS_gettid));
-    fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        return false;
-    }
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) {
-        return false;
-    }
-    buf[n] = '\0';
-    if (sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &v[0], &v[1],
-               &v[2]) != 3
-        || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu)) {
-        return false;
-    }
-    v[0] = (uint64_t) cpu.tv_sec * NSEC_PER_SEC + cpu.tv_nsec;
-    return true;
+    snprintf(path, sizeof path, "/proc/self/task/%ld/%s",
+             (long) syscall(SYS_gettid), leaf);
+    return open(path, O_RDONLY);
 }
 
-/* Reads into '*wait' the run-queue wait of the calling thread's schedstat,
- * open at 'fd', with one pread() (up to date for a running thread, see
- * read_schedstat()).  Returns false on failure. */
+/* Reads the schedstat open at 'fd' with one pread(): run ns (as of the
+ * last scheduler update, up to a tick old for a running thread), run-queue
+ * wait ns (only updated when the thread gets a CPU: up to date for a
+ * running thread), timeslices.  Returns false on failure. */
 static bool
-pread_schedstat_wait(int fd, uint64_t *wait)
+pread_schedstat(int fd, uint64_t v[3])
 {
-    uint64_t run;
     char buf[128];
     ssize_t n;
 
@@ -653,7 +629,24 @@ pread_schedstat_wait(int fd, uint64_t *wait)
         return false;
     }
     buf[n] = '\0';
-    return sscanf(buf, "%" SCNu64 " %" SCNu64, &run, wait) == 2;
+    return sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &v[0], &v[1],
+                  &v[2]) == 3;
+}
+
+/* Reads the calling thread's schedstat, open at 'fd' (see
+ * pread_schedstat()), with its run time brought up to date by its
+ * CPU-time clock.  Returns false on failure. */
+static bool
+read_schedstat(int fd, uint64_t v[3])
+{
+    struct timespec cpu;
+
+    if (!pread_schedstat(fd, v)
+        || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu)) {
+        return false;
+    }
+    v[0] = (uint64_t) cpu.tv_sec * NSEC_PER_SEC + cpu.tv_nsec;
+    return true;
 }
 
 /* Reads into '*n' the calling thread's involuntary context switches (its
@@ -687,23 +680,19 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
 {
     struct timespec ts = { .tv_sec = sleep_ms / 1000,
                            .tv_nsec = (sleep_ms % 1000) * NSEC_PER_MSEC };
-    uint64_t s0[3], s1[3], start, edge, t, w0, w1, p0, p1, before, next;
+    uint64_t s0[3], s1[3], w0[3], w1[3], start, edge, t, p0, p1;
+    uint64_t before, next;
     bool wait_ok;
-    char path[64];
     int error = 0;
     int fd, status_fd;
 
     memset(&longpoll_stats, 0, sizeof longpoll_stats);
-    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
-             (long) syscall(SYS_gettid));
-    fd = open(path, O_RDONLY);
+    fd = open_self_task("schedstat");
     if (fd < 0) {
         atomic_store(&pmd_stop, true);
         return errno;
     }
-    snprintf(path, sizeof path, "/proc/self/task/%ld/status",
-             (long) syscall(SYS_gettid));
-    status_fd = open(path, O_RDONLY);
+    status_fd = open_self_task("status");
     if (status_fd < 0) {
         error = errno;
         atomic_store(&pmd_stop, true);
@@ -731,7 +720,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
         before = next;
     }
     edge = now_ns();
-    if (!read_schedstat(s0)) {
+    if (!read_schedstat(fd, s0)) {
         atomic_store(&pmd_stop, true);
         close(fd);
         close(status_fd);
@@ -746,13 +735,13 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     /* The sleep can start late: preempted in clock_nanosleep() before it
      * sleeps, the thread waits in the run queue while the timer runs. */
     wait_ok = pread_preemptions(status_fd, &p0);
-    wait_ok = pread_schedstat_wait(fd, &w0) && wait_ok;
+    wait_ok = pread_schedstat(fd, w0) && wait_ok;
     t = now_ns();
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
     longpoll_stats.sleep_ns = now_ns() - t;
-    wait_ok = pread_schedstat_wait(fd, &w1) && wait_ok && w1 >= w0;
+    wait_ok = pread_schedstat(fd, w1) && wait_ok && w1[1] >= w0[1];
     wait_ok = pread_preemptions(status_fd, &p1) && wait_ok && p1 >= p0;
-    longpoll_stats.sleep_wait_ns = wait_ok ? w1 - w0 : 0;
+    longpoll_stats.sleep_wait_ns = wait_ok ? w1[1] - w0[1] : 0;
     longpoll_stats.sleep_preempted = wait_ok ? p1 - p0 : 0;
     error = pin_self(cpu);
     if (!error && !syscall(SYS_setpriority, PRIO_PROCESS, 0, 19)) {
@@ -777,13 +766,15 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     t = now_ns();
     longpoll_stats.gap_ns = t - start;
     syscall(SYS_poll, NULL, 0, 0);
-    close(fd);
-    close(status_fd);
 
-    if (!read_schedstat(s1) || !wait_ok) {
+    if (!read_schedstat(fd, s1) || !wait_ok) {
+        close(fd);
+        close(status_fd);
         return error ? error : EIO;
     }
     longpoll_stats.edges_ns = edge + now_ns() - t;
+    close(fd);
+    close(status_fd);
     longpoll_stats.run_ns = s1[0] - s0[0];
     longpoll_stats.wait_ns = s1[1] - s0[1];
     longpoll_stats.slices = s1[2] - s0[2];

@@ -80,10 +80,10 @@ lr() {
 # lp_truth: the workload's truth of the last longpoll job, from its reply,
 # into LP_GAP, LP_RUN, LP_WAIT, LP_SLICES, LP_STOP, LP_SLEEP, LP_EDGES,
 # LP_SHORT and LP_SHORT_OUTER (the longest 1 ms interval, timed inside
-# and outside), LP_PRE (the interval that holds
-# its first schedstat read), LP_SLEEP_WAIT (schedstat's run-queue wait
-# around the sleep) and LP_SLEEP_PREEMPTED (its preemptions around the
-# sleep).  Returns 1 if the reply has none.
+# and outside), LP_PRE (the interval that holds its first schedstat read),
+# LP_SLEEP_WAIT (schedstat's run-queue wait around the sleep) and
+# LP_SLEEP_PREEMPTED (its preemptions around the sleep).  Returns 1 if the
+# reply has none.
 lp_truth() {
     LP_GAP=$(reply_field gap_ns)
     LP_RUN=$(reply_field run_ns)
