@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs or removes the kernel_delay.py wrapper in Open vSwitch's
 # usdt-scripts directory ("make install-compat", "make uninstall-compat";
-# see README.md), never replacing a file of someone else's silently.
+# see docs/install.md), never replacing a file of someone else's silently.
 #
 # Usage: install-compat.sh install|uninstall DIR SBINDIR
 #   DIR      the usdt-scripts directory, with any DESTDIR

@@ -1,5 +1,5 @@
 # Packages, and the drop-in path for Open vSwitch's kernel_delay.py
-# (README.md, "Install from a package"); included by the Makefile.
+# (docs/install.md, "Install from a package"); included by the Makefile.
 #
 #   make dist            build/kernel_delay-VERSION.tar.gz of the work tree
 #   make deb             build/deb/kernel-delay_VERSION_ARCH.deb, linted

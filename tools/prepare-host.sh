@@ -1,5 +1,5 @@
 #!/bin/sh
-# Prepares a host for libbcc the way kernel_delay expects (see README.md):
+# Prepares a host for libbcc the way kernel_delay expects (see docs/install.md):
 #  - mounts tracefs and debugfs when they are not mounted;
 #  - when /lib/modules/$(uname -r)/build is missing and the running
 #    kernel ships no headers of its own, links build and source to the
