@@ -23,25 +23,6 @@
 #include "template.h"
 #include "util.h"
 
-/* The maps a sample is read from, KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE,
- * NEED): map NAME has keys of type KEY and values of ENTRY's member VALUE;
- * it is read, and emptied, into the sample's array NAME of ENTRY and its
- * count n_NAME; the program has it when member NEED of struct kd_needs is
- * true. */
-#define KD_SAMPLE_MAPS(KD_SAMPLE_MAP)                                   \
-    KD_SAMPLE_MAP(syscalls, struct kd_syscall_key,                      \
-                  struct kd_syscall_entry, stat, stats)                 \
-    KD_SAMPLE_MAP(tstats, uint32_t, struct kd_tstats_entry, stats, stats) \
-    KD_SAMPLE_MAP(hardirqs, struct kd_hardirq_key,                      \
-                  struct kd_hardirq_entry, stat, stats)                 \
-    KD_SAMPLE_MAP(softirqs, struct kd_softirq_key,                      \
-                  struct kd_softirq_entry, stat, stats)                 \
-    KD_SAMPLE_MAP(names, uint32_t, struct kd_name_entry, name, stats)   \
-    KD_SAMPLE_MAP(hists, struct kd_hist_key, struct kd_hist_entry,     \
-                  count, histograms)                                    \
-    KD_SAMPLE_MAP(ran, struct kd_ran_key, struct kd_ran_entry, ran,     \
-                  ran)
-
 struct kd_sample_map {
     const char *name;
     struct kd_map_layout layout;
@@ -50,8 +31,9 @@ struct kd_sample_map {
     size_t need;                /* Offset of the bool in struct kd_needs. */
 };
 
+/* The maps a sample is read from: KD_SAMPLE_MAPS (sample.h). */
 static const struct kd_sample_map kd_sample_maps[] = {
-#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED)                    \
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED, CMP, REPORTED)     \
     {                                                                   \
         .name = #NAME,                                                  \
         .layout = {                                                     \
