@@ -16,8 +16,11 @@
 #if defined(__GNUC__)
 #define KD_PRINTF_FORMAT(FMT, ARG1) \
     __attribute__((__format__(__printf__, FMT, ARG1)))
+/* A parameter that a function of a common type may leave unused. */
+#define KD_UNUSED __attribute__((__unused__))
 #else
 #define KD_PRINTF_FORMAT(FMT, ARG1)
+#define KD_UNUSED
 #endif
 
 /* Allocation that aborts with a message instead of returning NULL. */
