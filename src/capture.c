@@ -93,46 +93,57 @@ kd_capture_wakeup_events(unsigned int pages)
     return n ? n : 1;
 }
 
-int
-kd_capture_source(const struct kd_options *options, unsigned int tgid,
-                  const struct kd_layout *layout, const char *prefix,
-                  bool upcalls, char **text, char **error)
+/* The numbers of the program's source, as text. */
+struct kd_source_numbers {
+    char tgid[16], poll[16], threads[16], syscalls[16], irqs[16];
+    char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
+    char cpus[16], ran[16], long_poll[32];
+};
+
+static void
+kd_source_numbers_init(struct kd_source_numbers *n,
+                       const struct kd_options *options, unsigned int tgid)
 {
-    char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
-    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[24];
-    char s_cpus[16], s_ran[16], s_long_poll[32];
-    struct kd_needs needs = kd_options_needs(options);
+    unsigned int threads = options->max_threads;
     int poll = kd_syscall_nr("poll");
+    int cpus = kd_possible_cpus();
+
+    snprintf(n->pages, sizeof n->pages, "%u", options->buffer_page_count);
+    snprintf(n->wakeup, sizeof n->wakeup, "%zu",
+             kd_capture_wakeup_events(options->buffer_page_count));
+    snprintf(n->tgid, sizeof n->tgid, "%u", tgid);
+    /* Without a poll syscall (e.g. arm64), -1 matches no number. */
+    snprintf(n->poll, sizeof n->poll, "%d", poll >= 0 ? poll : -1);
+    snprintf(n->threads, sizeof n->threads, "%u", threads);
+    snprintf(n->syscalls, sizeof n->syscalls, "%u",
+             threads * KD_SYSCALLS_PER_THREAD);
+    snprintf(n->irqs, sizeof n->irqs, "%u", threads * KD_IRQS_PER_THREAD);
+    snprintf(n->stacks, sizeof n->stacks, "%u", options->stack_trace_size);
+    snprintf(n->hists, sizeof n->hists, "%u",
+             threads * KD_HISTS_PER_THREAD);
+    snprintf(n->min_ns, sizeof n->min_ns, "%lluULL",
+             (unsigned long long) options->syscall_events_ns);
+    snprintf(n->long_poll, sizeof n->long_poll, "%lluULL",
+             (unsigned long long) options->long_poll_ns);
+    snprintf(n->cpus, sizeof n->cpus, "%d", cpus > 0 ? cpus : KD_MAX_CPUS);
+    snprintf(n->ran, sizeof n->ran, "%u", threads * KD_RAN_PER_THREAD);
+}
+
+int
+kd_capture_source(const struct kd_options *options,
+                  const struct kd_needs *needs, unsigned int tgid,
+                  const struct kd_layout *layout, const char *prefix,
+                  char **text, char **error)
+{
+    struct kd_source_numbers n;
     char *body;
     int err;
 
-    snprintf(s_pages, sizeof s_pages, "%u", options->buffer_page_count);
-    snprintf(s_wakeup, sizeof s_wakeup, "%zu",
-             kd_capture_wakeup_events(options->buffer_page_count));
-    snprintf(s_tgid, sizeof s_tgid, "%u", tgid);
-    /* Without a poll syscall (e.g. arm64), -1 matches no number. */
-    snprintf(s_poll, sizeof s_poll, "%d", poll >= 0 ? poll : -1);
-    snprintf(s_threads, sizeof s_threads, "%u", options->max_threads);
-    snprintf(s_syscalls, sizeof s_syscalls, "%u",
-             options->max_threads * KD_SYSCALLS_PER_THREAD);
-    snprintf(s_irqs, sizeof s_irqs, "%u",
-             options->max_threads * KD_IRQS_PER_THREAD);
-    snprintf(s_stacks, sizeof s_stacks, "%u", options->stack_trace_size);
-    snprintf(s_hists, sizeof s_hists, "%u",
-             options->max_threads * KD_HISTS_PER_THREAD);
-    snprintf(s_min_ns, sizeof s_min_ns, "%lluULL",
-             (unsigned long long) options->syscall_events_ns);
-    snprintf(s_long_poll, sizeof s_long_poll, "%lluULL",
-             (unsigned long long) options->long_poll_ns);
-    snprintf(s_cpus, sizeof s_cpus, "%d",
-             kd_possible_cpus() > 0 ? kd_possible_cpus() : KD_MAX_CPUS);
-    snprintf(s_ran, sizeof s_ran, "%u",
-             options->max_threads * KD_RAN_PER_THREAD);
-
+    kd_source_numbers_init(&n, options, tgid);
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
         { "ABI", kd_bpf_abi },
-        { "TGID", s_tgid },
+        { "TGID", n.tgid },
         { "OFF_TASK_PID", layout->task_pid },
         { "OFF_TASK_TGID", layout->task_tgid },
         { "OFF_TASK_STATE", layout->task_state },
@@ -142,30 +153,30 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "OFF_IRQACTION_NAME", layout->irqaction_name },
         { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
         { "OFF_PT_REGS_RC", layout->regs_rc },
-        { "SYSCALL_POLL", s_poll },
-        { "MAX_THREADS", s_threads },
-        { "MAX_SYSCALL_ENTRIES", s_syscalls },
-        { "MAX_IRQ_ENTRIES", s_irqs },
-        { "WITH_EVENTS", needs.ring_buffer ? "1" : "0" },
-        { "WITH_SYSCALL_EVENTS", needs.syscall_events ? "1" : "0" },
-        { "WITH_STACKS", needs.stacks ? "1" : "0" },
-        { "STACK_TRACE_SIZE", s_stacks },
-        { "SYSCALL_EVENTS_MIN_NS", s_min_ns },
+        { "SYSCALL_POLL", n.poll },
+        { "MAX_THREADS", n.threads },
+        { "MAX_SYSCALL_ENTRIES", n.syscalls },
+        { "MAX_IRQ_ENTRIES", n.irqs },
+        { "WITH_EVENTS", needs->ring_buffer ? "1" : "0" },
+        { "WITH_SYSCALL_EVENTS", needs->syscall_events ? "1" : "0" },
+        { "WITH_STACKS", needs->stacks ? "1" : "0" },
+        { "STACK_TRACE_SIZE", n.stacks },
+        { "SYSCALL_EVENTS_MIN_NS", n.min_ns },
         { "SKIP_POLL_EVENTS",
           options->skip_syscall_poll_events ? "1" : "0" },
-        { "WITH_UPCALL_STATS", upcalls ? "1" : "0" },
-        { "WITH_HISTOGRAMS", needs.histograms ? "1" : "0" },
-        { "MAX_HIST_ENTRIES", s_hists },
-        { "WITH_START_TRIGGER", needs.start_trigger ? "1" : "0" },
-        { "WITH_STOP_TRIGGER", needs.stop_trigger ? "1" : "0" },
-        { "BUFFER_PAGE_COUNT", s_pages },
-        { "RB_WAKEUP_EVENTS", s_wakeup },
-        { "WITH_STATS", needs.stats ? "1" : "0" },
-        { "WITH_ACCT", needs.acct ? "1" : "0" },
-        { "WITH_GAPS", needs.gaps ? "1" : "0" },
-        { "MAX_CPUS", s_cpus },
-        { "MAX_RAN_ENTRIES", s_ran },
-        { "LONG_POLL_MIN_NS", s_long_poll },
+        { "WITH_UPCALL_STATS", needs->upcalls ? "1" : "0" },
+        { "WITH_HISTOGRAMS", needs->histograms ? "1" : "0" },
+        { "MAX_HIST_ENTRIES", n.hists },
+        { "WITH_START_TRIGGER", needs->start_trigger ? "1" : "0" },
+        { "WITH_STOP_TRIGGER", needs->stop_trigger ? "1" : "0" },
+        { "BUFFER_PAGE_COUNT", n.pages },
+        { "RB_WAKEUP_EVENTS", n.wakeup },
+        { "WITH_STATS", needs->stats ? "1" : "0" },
+        { "WITH_ACCT", needs->acct ? "1" : "0" },
+        { "WITH_GAPS", needs->gaps ? "1" : "0" },
+        { "MAX_CPUS", n.cpus },
+        { "MAX_RAN_ENTRIES", n.ran },
+        { "LONG_POLL_MIN_NS", n.long_poll },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);
@@ -260,20 +271,18 @@ kd_capture_compile(struct kd_capture *c, const char *text,
     return err;
 }
 
-/* Decides whether to count upcalls: they need a kretprobe on the
- * openvswitch module's ovs_dp_upcall(); without it, says so once. */
+/* Upcall statistics, when the options want them, need a kretprobe on
+ * the openvswitch module's ovs_dp_upcall(): without it, they are off,
+ * and a note says so once. */
 static void
-kd_capture_want_upcalls(struct kd_capture *c,
-                        const struct kd_options *options)
+kd_capture_check_upcalls(struct kd_capture *c)
 {
     char *why = NULL;
 
-    if (options->skip_upcall_stats || options->long_poll) {
-        return;
-    }
-    c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall",
-                                                 &c->upcall_module, &why);
-    if (!c->with_upcalls) {
+    if (c->needs.upcalls
+        && !kd_hook_kernel_function_ok("ovs_dp_upcall", &c->upcall_module,
+                                       &why)) {
+        c->needs.upcalls = false;
         fprintf(stderr, "kernel_delay: note: no upcall statistics: %s "
                 "(--skip-upcall-stats hides this note)\n", why);
         free(why);
@@ -313,10 +322,10 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
             free(code);
         }
     }
-    kd_capture_want_upcalls(c, options);
-    err = kd_capture_source(options, c->tgid, &layout,
+    kd_capture_check_upcalls(c);
+    err = kd_capture_source(options, &c->needs, c->tgid, &layout,
                             prefix.length ? kd_ds_cstr(&prefix) : NULL,
-                            c->with_upcalls, text, error);
+                            text, error);
     kd_ds_destroy(&prefix);
     /* An error here means the template and this program disagree: a bug
      * of ours. */
@@ -340,7 +349,7 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
             err = kd_hook_attach(hooks[i], &c->prog, options->debug, error);
         }
     }
-    if (!err && c->with_upcalls) {
+    if (!err && c->needs.upcalls) {
         err = kd_program_attach_kprobe(&c->prog, "kd_upcall_return", true,
                                        "ovs_dp_upcall", options->debug,
                                        error);
@@ -600,7 +609,7 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         *(void **) ((char *) s + m->array) = entries;
     }
 
-    if (c->with_upcalls) {
+    if (c->needs.upcalls) {
         err = kd_capture_read_upcalls(c, s, error);
         if (err) {
             return err;

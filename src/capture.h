@@ -38,9 +38,9 @@ struct kd_capture {
     int capture_fd;
     int map_full_fd;
     int counters_fd;
-    struct kd_needs needs;      /* From the options. */
+    struct kd_needs needs;      /* From the options; upcalls only if the
+                                 * kernel can trace them. */
     bool with_events;           /* The ring buffer is open. */
-    bool with_upcalls;
     char *upcall_module;        /* Module of ovs_dp_upcall(), or NULL. */
     bool upcall_module_gone;    /* It was unloaded: the kretprobe is dead. */
     struct kd_events events;
@@ -62,13 +62,14 @@ struct kd_capture {
  * that what all CPUs leave pending fills at most a quarter of the buffer. */
 size_t kd_capture_wakeup_events(unsigned int pages);
 
-/* Builds the eBPF program's source for 'options' and target 'tgid' with
- * kernel layout 'layout', after 'prefix' (code the hooks need, or NULL).
- * Touches nothing in the kernel.  Returns 0 and the text in '*text', or a
- * positive errno and '*error'. */
-int kd_capture_source(const struct kd_options *, unsigned int tgid,
-                      const struct kd_layout *, const char *prefix,
-                      bool upcalls, char **text, char **error);
+/* Builds the eBPF program's source for 'options', with the parts 'needs'
+ * asks for (kd_options_needs(), but upcalls only if the kernel can trace
+ * them), for target 'tgid' with kernel layout 'layout', after 'prefix'
+ * (code the hooks need, or NULL).  Touches nothing in the kernel.
+ * Returns 0 and the text in '*text', or a positive errno and '*error'. */
+int kd_capture_source(const struct kd_options *, const struct kd_needs *,
+                      unsigned int tgid, const struct kd_layout *,
+                      const char *prefix, char **text, char **error);
 
 /* Compiles, loads and attaches the program for 'options' and 'tgid', with
  * the triggers' 'hooks' (NULL where there is none), prepared already.

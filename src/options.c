@@ -266,6 +266,7 @@ kd_options_needs(const struct kd_options *o)
         .stacks = o->syscall_events && o->stack_trace_size > 0,
         .histograms = o->histogram,
         .summary = o->summary,
+        .upcalls = !o->skip_upcall_stats && !o->long_poll,
     };
 
     needs.gaps = o->long_poll;

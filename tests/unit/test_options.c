@@ -953,6 +953,10 @@ test_options_long_poll(void)
     needs = kd_options_needs(&o);
     CHECK(needs.stats && !needs.acct && !needs.gaps && !needs.ran);
     CHECK(!needs.ring_buffer);
+    CHECK(needs.upcalls);
+    PARSE_OK(&o, "--skip-upcall-stats", NULL);
+    needs = kd_options_needs(&o);
+    CHECK(!needs.upcalls);
 
     PARSE_OK(&o, "--long-poll-events", NULL);
     CHECK(o.long_poll);
@@ -960,6 +964,8 @@ test_options_long_poll(void)
     needs = kd_options_needs(&o);
     CHECK(!needs.stats && needs.acct && needs.gaps && !needs.ran);
     CHECK(needs.ring_buffer);
+    /* No sample to report upcalls in. */
+    CHECK(!needs.upcalls);
 
     PARSE_OK(&o, "--long-poll-events", "50000000", "--sample-count", "3",
              "--thread", "^handler", "--json", NULL);
