@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The eBPF side of a run: the program built, attached, its maps read. */
+
 #include "capture.h"
 
 #include <bcc/bcc_common.h>

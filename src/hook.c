@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Triggers checked against the target and the kernel, then attached. */
+
 #include "hook.h"
 
 #include <bcc/bcc_syms.h>

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The host: mounts, stale probe events, headers, --version's findings. */
+
 #include "host.h"
 
 #include <bcc/bcc_version.h>

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The command line, parsed as the reference does, and what it needs. */
+
 #include "options.h"
 
 #include <ctype.h>

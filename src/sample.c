@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* One sample's map entries grouped per thread, and the thread filter. */
+
 #include "sample.h"
 
 #include <errno.h>
@@ -280,7 +282,10 @@ kd_sample_name_thread(const struct kd_sample *sample,
     char *name = name_fn ? name_fn(sample->pid, t->tid, aux) : NULL;
 
     if (!name && t->names && t->names->name.comm[0]) {
-        name = kd_xasprintf("%.*s", KD_COMM_LEN, t->names->name.comm);
+        char comm[sizeof t->names->name.comm + 1];
+
+        name = kd_xstrdup(kd_fixed_cstr(comm, t->names->name.comm,
+                                        sizeof t->names->name.comm));
     }
     if (!name) {
         name = kd_xasprintf("<unknown:%u/%u>", sample->pid, t->tid);

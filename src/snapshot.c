@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* One sample: read from the kernel, then its threads and frames named. */
+
 #include "snapshot.h"
 
 #include <stdlib.h>

@@ -29,6 +29,11 @@ void *kd_xcalloc(size_t n, size_t size);
 void *kd_xrealloc(void *p, size_t size);
 void *kd_xreallocarray(void *p, size_t n, size_t size);
 char *kd_xstrdup(const char *s);
+
+/* The string in fixed-size field 'field' of 'size' bytes, NUL-terminated
+ * only when shorter (as a task's comm), copied with a NUL into 'buf' of
+ * 'size' + 1 bytes.  Returns 'buf'. */
+char *kd_fixed_cstr(char *buf, const char *field, size_t size);
 char *kd_xasprintf(const char *format, ...) KD_PRINTF_FORMAT(1, 2);
 char *kd_xvasprintf(const char *format, va_list args)
     KD_PRINTF_FORMAT(1, 0);
