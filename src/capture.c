@@ -21,9 +21,33 @@
 #include "bcc_shim.h"
 #include "maps.h"
 #include "options.h"
+#include "program.h"
 #include "syscalls.h"
 #include "template.h"
 #include "util.h"
+
+struct kd_capture {
+    struct kd_program prog;
+    unsigned int tgid;
+    int capture_fd;
+    int map_full_fd;
+    int counters_fd;
+    struct kd_needs needs;      /* From the options; upcalls only if the
+                                 * kernel can trace them. */
+    bool with_events;           /* The ring buffer is open. */
+    char *upcall_module;        /* Module of ovs_dp_upcall(), or NULL. */
+    bool upcall_module_gone;    /* It was unloaded: the kretprobe is dead. */
+    struct kd_events events;
+
+    /* The kernel's counts as of the last kd_capture_take_losses(): each
+     * loaded function's recursion misses (prog.funcs;
+     * bpf_prog_info.recursion_misses) and the program's counters.  And
+     * what was lost since the start. */
+    uint64_t *misses_seen;
+    size_t n_misses_seen;
+    uint64_t counters_seen[KD_N_COUNTERS];
+    struct kd_losses total;
+};
 
 struct kd_sample_map {
     const char *name;
@@ -364,16 +388,17 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
 }
 
 int
-kd_capture_open(struct kd_capture *c, const struct kd_options *options,
+kd_capture_open(struct kd_capture **capture, const struct kd_options *options,
                 unsigned int tgid, struct kd_hook *start_hook,
                 struct kd_hook *stop_hook, char **error)
 {
     struct kd_hook *hooks[2] = { start_hook, stop_hook };
+    struct kd_capture *c = kd_xcalloc(1, sizeof *c);
     struct timespec start;
     char *text = NULL;
     int err;
 
-    memset(c, 0, sizeof *c);
+    *capture = c;
     c->prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     c->tgid = tgid;
     c->capture_fd = c->map_full_fd = c->counters_fd = -1;
@@ -423,6 +448,30 @@ cleanup:
     return err;
 }
 
+unsigned int
+kd_capture_tgid(const struct kd_capture *c)
+{
+    return c->tgid;
+}
+
+const struct kd_needs *
+kd_capture_needs(const struct kd_capture *c)
+{
+    return &c->needs;
+}
+
+struct kd_events *
+kd_capture_events(struct kd_capture *c)
+{
+    return c->with_events ? &c->events : NULL;
+}
+
+const struct kd_event_state *
+kd_capture_event_state(const struct kd_capture *c)
+{
+    return &c->events.state;
+}
+
 int
 kd_capture_set(struct kd_capture *c, uint64_t state)
 {
@@ -433,13 +482,6 @@ int
 kd_capture_get(struct kd_capture *c, uint64_t *state)
 {
     return kd_map_get_u64(c->capture_fd, 0, state);
-}
-
-int
-kd_capture_counters(struct kd_capture *c, uint64_t counters[KD_N_COUNTERS])
-{
-    return kd_map_percpu_sums(c->counters_fd, counters, KD_N_COUNTERS,
-                              false);
 }
 
 /* Reads and empties map 'name' into a new array of entries. */
@@ -538,40 +580,9 @@ kd_capture_clear_stacks(struct kd_capture *c)
                                               "stack_traces"));
 }
 
-/* Updates c->misses with the recursion misses of each loaded function
- * since the last call.  A function whose counter cannot be read (a kernel
- * before 5.12 has none) counts none. */
-static void
-kd_capture_read_misses(struct kd_capture *c)
-{
-    size_t n = c->prog.n_funcs;
-
-    if (n != c->n_misses) {
-        c->misses_seen = kd_xreallocarray(c->misses_seen, n,
-                                          sizeof *c->misses_seen);
-        c->misses = kd_xreallocarray(c->misses, n, sizeof *c->misses);
-        for (size_t i = c->n_misses; i < n; i++) {
-            c->misses_seen[i] = 0;
-        }
-        c->n_misses = n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct bpf_prog_info info;
-        uint32_t len = sizeof info;
-
-        memset(&info, 0, sizeof info);
-        c->misses[i] = 0;
-        if (!bpf_obj_get_info_by_fd(c->prog.funcs[i].fd, &info, &len)
-            && len >= offsetof(struct bpf_prog_info, recursion_misses)
-                      + sizeof info.recursion_misses
-            && info.recursion_misses > c->misses_seen[i]) {
-            c->misses[i] = info.recursion_misses - c->misses_seen[i];
-            c->misses_seen[i] = info.recursion_misses;
-        }
-    }
-}
-
-const char *
+/* The name of loaded function 'i', as messages give it: "sched_switch"
+ * for raw tracepoint sched_switch, else the function's name. */
+static const char *
 kd_capture_func_hook(const struct kd_capture *c, size_t i)
 {
     const char *name = c->prog.funcs[i].name;
@@ -580,9 +591,90 @@ kd_capture_func_hook(const struct kd_capture *c, size_t i)
     return strncmp(name, KD_RAW_TP_PREFIX, len) ? name : name + len;
 }
 
+/* The recursion misses of each loaded function since the last call, into
+ * 'l'.  A function whose count cannot be read (a kernel before 5.12 has
+ * none) counts none. */
+static void
+kd_capture_take_misses(struct kd_capture *c, struct kd_losses *l)
+{
+    size_t n = c->prog.n_funcs;
+
+    if (n != c->n_misses_seen) {
+        c->misses_seen = kd_xreallocarray(c->misses_seen, n,
+                                          sizeof *c->misses_seen);
+        for (size_t i = c->n_misses_seen; i < n; i++) {
+            c->misses_seen[i] = 0;
+        }
+        c->n_misses_seen = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct bpf_prog_info info;
+        uint32_t len = sizeof info;
+
+        memset(&info, 0, sizeof info);
+        if (!bpf_obj_get_info_by_fd(c->prog.funcs[i].fd, &info, &len)
+            && len >= offsetof(struct bpf_prog_info, recursion_misses)
+                      + sizeof info.recursion_misses
+            && info.recursion_misses > c->misses_seen[i]) {
+            kd_losses_add_miss(l, kd_capture_func_hook(c, i),
+                               info.recursion_misses - c->misses_seen[i]);
+            c->misses_seen[i] = info.recursion_misses;
+        }
+    }
+}
+
+/* The program's counters since the last call, into 'l'; none if they
+ * cannot be read. */
+static void
+kd_capture_take_counters(struct kd_capture *c, struct kd_losses *l)
+{
+    uint64_t now[KD_N_COUNTERS];
+    const uint64_t *seen = c->counters_seen;
+
+    if (kd_map_percpu_sums(c->counters_fd, now, KD_N_COUNTERS, false)) {
+        return;
+    }
+    l->events_dropped = now[KD_COUNTER_EVENTS_DROPPED]
+                        - seen[KD_COUNTER_EVENTS_DROPPED];
+    l->triggers_missed = now[KD_COUNTER_TRIGGERS_MISSED]
+                         - seen[KD_COUNTER_TRIGGERS_MISSED];
+    l->switches_missed = now[KD_COUNTER_SWITCHES_MISSED]
+                         - seen[KD_COUNTER_SWITCHES_MISSED];
+    memcpy(c->counters_seen, now, sizeof now);
+}
+
+int
+kd_capture_take_losses(struct kd_capture *c, struct kd_losses *l,
+                       char **error)
+{
+    int err;
+
+    *l = (struct kd_losses) KD_LOSSES_INITIALIZER;
+    *error = NULL;
+    /* The map_full counts are reset as they are read. */
+    err = kd_map_percpu_sums(c->map_full_fd, l->map_full, KD_N_FULL_MAPS,
+                             true);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
+                              strerror(err));
+        return err;
+    }
+    kd_capture_take_misses(c, l);
+    kd_capture_take_counters(c, l);
+    l->upcall_module_gone = c->upcall_module_gone ? c->upcall_module : NULL;
+    kd_losses_add(&c->total, l);
+    return 0;
+}
+
+const struct kd_losses *
+kd_capture_total_losses(const struct kd_capture *c)
+{
+    return &c->total;
+}
+
 int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
-                   uint64_t lost[KD_N_FULL_MAPS], char **error)
+                   struct kd_losses *losses, char **error)
 {
     struct kd_map_layout tstate = {
         .key_size = sizeof(uint32_t),
@@ -592,6 +684,7 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
     };
     int err;
 
+    *losses = (struct kd_losses) KD_LOSSES_INITIALIZER;
     *error = NULL;
     s->pid = c->tgid;
     s->with_ran = c->needs.ran;
@@ -648,38 +741,21 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         }
     }
 
-    return kd_capture_read_warnings(c, lost, error);
-}
-
-int
-kd_capture_read_warnings(struct kd_capture *c,
-                         uint64_t lost[KD_N_FULL_MAPS], char **error)
-{
-    int err = kd_map_percpu_sums(c->map_full_fd, lost, KD_N_FULL_MAPS,
-                                 true);
-
-    *error = NULL;
-    if (err) {
-        *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
-                              strerror(err));
-        return err;
-    }
-    kd_capture_read_misses(c);
-    return 0;
+    return kd_capture_take_losses(c, losses, error);
 }
 
 void
 kd_capture_close(struct kd_capture *c)
 {
+    if (!c) {
+        return;
+    }
     if (c->with_events) {
         kd_events_close(&c->events);
-        c->with_events = false;
     }
     kd_program_close(&c->prog);
     free(c->upcall_module);
-    c->upcall_module = NULL;
     free(c->misses_seen);
-    free(c->misses);
-    c->misses_seen = c->misses = NULL;
-    c->n_misses = 0;
+    kd_losses_destroy(&c->total);
+    free(c);
 }

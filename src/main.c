@@ -119,7 +119,7 @@ kd_list_probes(unsigned int tgid)
  * the samples.  Returns the exit status. */
 static int
 kd_trace(const struct kd_options *options, unsigned int tgid,
-         struct kd_capture *capture, struct kd_trigger trigger[2],
+         struct kd_capture **capture, struct kd_trigger trigger[2],
          struct kd_hook hooks[2])
 {
     const char *triggers[2] = { options->start_trigger,
@@ -155,7 +155,7 @@ kd_trace(const struct kd_options *options, unsigned int tgid,
     }
     if (!status) {
         struct kd_sampler sampler = {
-            .capture = capture,
+            .capture = *capture,
             .options = options,
             .filter = &filter,
             .waiter = &waiter,
@@ -175,7 +175,7 @@ kd_trace(const struct kd_options *options, unsigned int tgid,
 static int
 kd_run(struct kd_options *options)
 {
-    struct kd_capture capture = { .prog = KD_PROGRAM_INITIALIZER };
+    struct kd_capture *capture = NULL;
     struct kd_trigger triggers[2];
     struct kd_hook hooks[2];
     unsigned int tgid;
@@ -201,7 +201,7 @@ kd_run(struct kd_options *options)
     /* The capture before the hooks, which hold their triggers: it holds
      * links to their probes. */
     fflush(stdout);
-    kd_capture_close(&capture);
+    kd_capture_close(capture);
     for (int i = 0; i < 2; i++) {
         kd_hook_close(&hooks[i]);
         kd_trigger_destroy(&triggers[i]);

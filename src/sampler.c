@@ -89,7 +89,8 @@ static int
 kd_sample_wait(const struct kd_sampler *s, struct kd_window *window,
                uint64_t deadline, bool *started, bool *by_stop)
 {
-    const struct kd_event_state *ev = &s->capture->events.state;
+    const struct kd_event_state *ev = kd_capture_event_state(s->capture);
+    struct kd_events *events = kd_capture_events(s->capture);
     const struct kd_options *o = s->options;
     uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
     uint64_t stopped_at = 0, state;
@@ -98,8 +99,6 @@ kd_sample_wait(const struct kd_sampler *s, struct kd_window *window,
            && (!deadline || kd_now_ns() < deadline)) {
         /* Wakes up at least every 100 ms, to look at the capture state. */
         uint64_t wake = kd_now_ns() + 100000000ull;
-        struct kd_events *events = s->capture->with_events
-                                   ? &s->capture->events : NULL;
         int err = kd_wait(s->waiter, events,
                           deadline && deadline < wake ? deadline : wake);
 
@@ -145,16 +144,17 @@ static void
 kd_sample_stop(const struct kd_sampler *s, struct kd_window *window,
                bool by_stop)
 {
-    const struct kd_event_state *ev = &s->capture->events.state;
+    const struct kd_event_state *ev = kd_capture_event_state(s->capture);
+    struct kd_events *events = kd_capture_events(s->capture);
     struct timespec quiesce = { .tv_sec = 0, .tv_nsec = 2000000 };
 
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     window->stop_ns = kd_now_ns();
     clock_gettime(CLOCK_REALTIME, &window->stop_wall);
     nanosleep(&quiesce, NULL);
-    if (s->capture->with_events) {
+    if (events) {
         /* The events sent before the stop. */
-        kd_events_drain(&s->capture->events);
+        kd_events_drain(events);
     }
     if (by_stop) {
         window->stop_ns = window->stop_trigger_ns = ev->stop_ts;
@@ -213,7 +213,7 @@ kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
     if (err || !started) {
         /* Without a start, there is no sample to report. */
         if (!err && s->waiter->target_exited) {
-            kd_print_exited(s->capture->tgid, true);
+            kd_print_exited(kd_capture_tgid(s->capture), true);
         }
         *last = true;
         return err;
@@ -229,7 +229,7 @@ kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
     }
     *done = !window.skipped;
     if (window.target_exited) {
-        kd_print_exited(s->capture->tgid, false);
+        kd_print_exited(kd_capture_tgid(s->capture), false);
         *last = true;
         return 0;
     }
@@ -250,34 +250,46 @@ kd_mono_to_wall_ns(void)
     return (int64_t) kd_clock_ns(CLOCK_REALTIME) - (int64_t) kd_now_ns();
 }
 
+/* Brings what the capture lost up to date (kd_capture_total_losses()). */
+static void
+kd_watch_losses(const struct kd_sampler *s)
+{
+    struct kd_losses losses;
+    char *error = NULL;
+
+    if (kd_capture_take_losses(s->capture, &losses, &error)) {
+        kd_error("%s\n", error);
+        free(error);
+    }
+    kd_losses_destroy(&losses);
+}
+
 /* Reports the long poll intervals the events brought, those of the
  * threads the filter keeps, until '*reported' reaches 'limit'. */
 static void
-kd_watch_report(const struct kd_sampler *s, struct kd_snapshot *warnings,
-                unsigned int *reported, unsigned int limit)
+kd_watch_report(const struct kd_sampler *s, unsigned int *reported,
+                unsigned int limit)
 {
-    struct kd_event_state *ev = &s->capture->events.state;
+    struct kd_event_state *ev = &kd_capture_events(s->capture)->state;
     int64_t offset = kd_mono_to_wall_ns();
     bool warned = false;
 
     for (size_t i = 0; i < ev->n_gaps && *reported < limit; i++) {
         struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
         struct kd_gap gap;
-        char *error = NULL;
 
         kd_gap_decode(&ev->gaps[i], offset, *reported + 1, &gap);
         if (!kd_thread_filter_match(s->filter, gap.tid, gap.name)) {
             continue;
         }
-        if (!warned && kd_snapshot_add_warnings(warnings, s->capture,
-                                                &error)) {
-            kd_error("%s\n", error);
-            free(error);
+        if (!warned) {
+            kd_watch_losses(s);
         }
         warned = true;
         ++*reported;
         if (s->options->json) {
-            kd_render_json_gap(&ds, &gap, warnings);
+            kd_render_json_gap(&ds, &gap,
+                               kd_capture_total_losses(s->capture));
         } else {
             kd_render_text_gap(&ds, &gap);
         }
@@ -294,15 +306,14 @@ kd_sampler_watch(const struct kd_sampler *s)
 {
     const struct kd_options *o = s->options;
     unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
-    struct kd_snapshot warnings;
+    struct kd_events *events = kd_capture_events(s->capture);
+    unsigned int tgid = kd_capture_tgid(s->capture);
+    const struct kd_losses *total = kd_capture_total_losses(s->capture);
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     unsigned int reported = 0;
-    char *error = NULL;
     char what[96], num[32];
     int err;
 
-    memset(&warnings, 0, sizeof warnings);
-    warnings.tgid = s->capture->tgid;
     err = kd_capture_set(s->capture, KD_CAPTURE_ON);
     if (err) {
         kd_error("Failed to start capturing: %s\n", strerror(err));
@@ -315,37 +326,31 @@ kd_sampler_watch(const struct kd_sampler *s)
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the
      * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
     while (!kd_waiter_done(s->waiter) && reported < limit) {
-        err = kd_wait(s->waiter, &s->capture->events,
-                      kd_now_ns() + 100000000ull);
+        err = kd_wait(s->waiter, events, kd_now_ns() + 100000000ull);
         if (err) {
             kd_error("Failed to read eBPF events: %s\n", strerror(err));
             break;
         }
-        kd_watch_report(s, &warnings, &reported, limit);
+        kd_watch_report(s, &reported, limit);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit. */
-        kd_events_drain(&s->capture->events);
-        kd_watch_report(s, &warnings, &reported, limit);
+        kd_events_drain(events);
+        kd_watch_report(s, &reported, limit);
     }
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     kd_print_timestamp("# Stop watching", 0, 0);
-    if (kd_snapshot_add_warnings(&warnings, s->capture, &error)) {
-        kd_error("%s\n", error);
-        free(error);
-    }
+    kd_watch_losses(s);
     if (o->json) {
-        kd_render_json_watch_end(&ds, &warnings, reported,
+        kd_render_json_watch_end(&ds, tgid, total, reported,
                                  s->waiter->target_exited);
     } else {
-        kd_render_text_watch_end(&ds, &warnings, reported);
+        kd_render_text_watch_end(&ds, total, reported);
         if (s->waiter->target_exited) {
-            kd_ds_put_format(&ds, "\n# NOTE: Process %u exited.\n",
-                             s->capture->tgid);
+            kd_ds_put_format(&ds, "\n# NOTE: Process %u exited.\n", tgid);
         }
     }
     kd_print_ds(&ds);
-    free(warnings.misses);
     return err;
 }
 
@@ -391,12 +396,16 @@ void
 kd_sampler_final_warnings(const struct kd_sampler *s)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    uint64_t counters[KD_N_COUNTERS];
+    struct kd_losses losses = KD_LOSSES_INITIALIZER;
+    char *error = NULL;
 
     /* --long-poll-events ends with its own. */
     if (!kd_output_json() && !s->options->long_poll
-        && !kd_capture_counters(s->capture, counters)) {
-        kd_render_text_final(&ds, counters, s->options->sample_count);
+        && !kd_capture_take_losses(s->capture, &losses, &error)) {
+        kd_render_text_final(&ds, kd_capture_total_losses(s->capture),
+                             s->options->sample_count);
     }
+    free(error);
+    kd_losses_destroy(&losses);
     kd_print_ds(&ds);
 }
