@@ -59,23 +59,8 @@ void kd_report_sample(struct kd_ds *, const struct kd_sample *);
 void kd_report_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
                        size_t n, int n_cpus);
 
-/* Log2 histograms (--histogram). */
-
-/* The counts of thread 't''s histogram of 'what' (a syscall number,
- * KD_HIST_READY or KD_HIST_RUN) by slot; returns their sum. */
-uint64_t kd_hist_counts(const struct kd_thread *t, uint32_t what,
-                        uint64_t counts[KD_HIST_SLOTS]);
-
-/* The value range of slot 'slot', as bcc prints it. */
-void kd_hist_range(unsigned int slot, uint64_t *low, uint64_t *high);
-
-/* An estimate of percentile 'p' (0 to 100): the upper bound of the slot
- * that holds it, or 'max' when that is lower.  0 for an empty histogram. */
-uint64_t kd_hist_percentile(const uint64_t counts[KD_HIST_SLOTS], double p,
-                            uint64_t max);
-
-/* The histogram, as bcc's tools print a log2 histogram, indented under a
- * section, then its p50, p90, p99 and max. */
+/* A log2 histogram (--histogram, hist.h), as bcc's tools print one,
+ * indented under a section, then its p50, p90, p99 and max. */
 void kd_report_hist(struct kd_ds *, const uint64_t counts[KD_HIST_SLOTS],
                     uint64_t max);
 
