@@ -14,6 +14,7 @@
 
 #include "hist.h"
 #include "json.h"
+#include "summary.h"
 #include "syscalls.h"
 
 
@@ -184,27 +185,6 @@ kd_put_section(struct kd_ds *ds, const char *title, const char *columns)
                      columns);
 }
 
-/* The count and total time of thread 't''s syscalls other than poll(), as
- * the reference's "TOTAL( - poll)" line. */
-static void
-kd_syscalls_but_poll(const struct kd_thread *t, uint64_t *count,
-                     uint64_t *total_ns)
-{
-    static int poll = -2;
-
-    /* Looked up once: kd_syscall_nr() searches the table by name. */
-    if (poll == -2) {
-        poll = kd_syscall_nr("poll");
-    }
-    *count = *total_ns = 0;
-    for (size_t i = 0; i < t->n_syscalls; i++) {
-        if ((int64_t) t->syscalls[i].key.nr != poll) {
-            *count += t->syscalls[i].stat.count;
-            *total_ns += t->syscalls[i].stat.total_ns;
-        }
-    }
-}
-
 static void
 kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
 {
@@ -226,7 +206,7 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
         kd_put_num(ds, e->stat.max_ns, 16);
         kd_ds_put_char(ds, '\n');
     }
-    kd_syscalls_but_poll(t, &total_count, &total_ns);
+    kd_summary_syscalls_but_poll(t, &total_count, &total_ns);
     if (total_count) {
         kd_ds_put_format(ds, KD_INDENT "%-20s %6s  %10" PRIu64 "  ",
                          "TOTAL( - poll):", "", total_count);
@@ -586,71 +566,11 @@ kd_report_lost_stacks(struct kd_ds *ds, uint64_t n)
     }
 }
 
-static uint64_t
-kd_stat_total(const struct kd_stat *stat)
-{
-    return stat ? stat->total_ns : 0;
-}
-
-static int
-kd_summary_cmp(const void *a_, const void *b_)
-{
-    const struct kd_summary_row *a = a_, *b = b_;
-
-    if (a->ready_ns != b->ready_ns) {
-        return a->ready_ns > b->ready_ns ? -1 : 1;
-    }
-    int cmp = strcmp(a->name, b->name);
-
-    return cmp ? cmp : (a->tid < b->tid ? -1 : a->tid > b->tid);
-}
-
-void
-kd_summary_compute(const struct kd_sample *sample,
-                   struct kd_summary_row *rows)
-{
-    for (size_t i = 0; i < sample->n_threads; i++) {
-        const struct kd_thread *t = &sample->threads[i];
-        struct kd_summary_row *r = &rows[i];
-        uint64_t count;
-
-        memset(r, 0, sizeof *r);
-        r->tid = t->tid;
-        r->name = t->name;
-        r->run_ns = kd_stat_total(t->run);
-        r->ready_ns = kd_stat_total(t->ready);
-        r->max_ready_ns = t->ready ? t->ready->max_ns : 0;
-        r->stop_ns = kd_stat_total(t->stop);
-        for (size_t j = 0; j < t->n_hardirqs; j++) {
-            r->hardirq_ns += t->hardirqs[j].stat.total_ns;
-        }
-        for (size_t j = 0; j < t->n_softirqs; j++) {
-            r->softirq_ns += t->softirqs[j].stat.total_ns;
-        }
-        kd_syscalls_but_poll(t, &count, &r->syscall_ns);
-        r->ran = t->ran;
-        r->n_ran = t->n_ran;
-    }
-    if (sample->n_threads) {
-        qsort(rows, sample->n_threads, sizeof *rows, kd_summary_cmp);
-    }
-}
-
 /* 'part' of 'whole' as a percentage, "12.3%", in 'buf'. */
 static const char *
 kd_share(uint64_t part, uint64_t whole, char *buf, size_t size)
 {
     snprintf(buf, size, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
-    return buf;
-}
-
-const char *
-kd_ran_name(const struct kd_ran_entry *e, char buf[KD_COMM_LEN + 1])
-{
-    if (e->key.other == KD_RAN_UNKNOWN) {
-        return NULL;
-    }
-    snprintf(buf, KD_COMM_LEN + 1, "%.*s", KD_COMM_LEN, e->ran.comm);
     return buf;
 }
 
@@ -684,7 +604,7 @@ kd_report_ran_instead(struct kd_ds *ds, const struct kd_summary_row *rows,
             char name[KD_COMM_LEN + 1], share[16];
 
             kd_ds_put_cstr(ds, j ? ", " : " ");
-            if (kd_ran_name(e, name)) {
+            if (kd_summary_ran_name(e, name)) {
                 kd_ds_put_safe_cstr(ds, name);
                 kd_ds_put_format(ds, "[%" PRIu32 "/%" PRIu32 "]",
                                  e->key.other, e->ran.pid);
@@ -734,7 +654,7 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
                          kd_format_thousands(rows[0].ready_ns, num),
                          kd_share(rows[0].ready_ns, window_ns, a, sizeof a),
                          kd_format_thousands(rows[0].max_ready_ns, num2));
-        if (rows[0].n_ran && kd_ran_name(&rows[0].ran[0], name)) {
+        if (rows[0].n_ran && kd_summary_ran_name(&rows[0].ran[0], name)) {
             kd_ds_put_cstr(ds, ", mostly behind ");
             kd_ds_put_safe_cstr(ds, name);
             kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
@@ -840,7 +760,7 @@ kd_json_ran_entry(struct kd_ds *ds, const struct kd_ran_entry *e)
 {
     char name[KD_COMM_LEN + 1];
 
-    if (kd_ran_name(e, name)) {
+    if (kd_summary_ran_name(e, name)) {
         kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
                          ",\"name\":", e->key.other, e->ran.pid);
         kd_json_string(ds, name);
@@ -898,7 +818,7 @@ kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
                              PRIu64 "}", e->key.nr, e->stat.count,
                              e->stat.total_ns, e->stat.max_ns);
         }
-        kd_syscalls_but_poll(t, &count, &total);
+        kd_summary_syscalls_but_poll(t, &count, &total);
         kd_ds_put_format(ds, "],\"syscalls_but_poll\":{\"count\":%" PRIu64
                          ",\"total_ns\":%" PRIu64 "}", count, total);
         first = false;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "sample.h"
+#include "summary.h"
 #include "util.h"
 
 /* Text output in the reference's layout, to the character.  Nothing here
@@ -64,26 +65,6 @@ void kd_report_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
 void kd_report_hist(struct kd_ds *, const uint64_t counts[KD_HIST_SLOTS],
                     uint64_t max);
 
-/* Where one thread's time went during a sample (--summary). */
-struct kd_summary_row {
-    uint32_t tid;
-    const char *name;
-    uint64_t run_ns;
-    uint64_t ready_ns;
-    uint64_t stop_ns;
-    uint64_t hardirq_ns;
-    uint64_t softirq_ns;
-    uint64_t syscall_ns;        /* Syscalls other than poll(). */
-    uint64_t max_ready_ns;      /* The longest run-queue wait. */
-    const struct kd_ran_entry *ran;     /* Who ran instead, by decreasing
-                                         * time (--summary counts it). */
-    size_t n_ran;
-};
-
-/* Fills 'rows' (sample->n_threads of them) from the grouped 'sample',
- * sorted by decreasing run-queue wait, then name. */
-void kd_summary_compute(const struct kd_sample *, struct kd_summary_row *);
-
 /* The summary table of a sample window of 'window_ns', the line naming
  * the thread that waited longest in the run queue and who ran instead of
  * it, and who ran instead of each thread that waited. */
@@ -97,11 +78,6 @@ void kd_report_json_summary(struct kd_ds *, const struct kd_summary_row *,
                             size_t n, uint64_t window_ns);
 void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
                             size_t n, int n_cpus);
-
-/* Who ran instead of a thread, one entry: its "name", or NULL when the
- * task that held the CPU is not known. */
-const char *kd_ran_name(const struct kd_ran_entry *,
-                        char buf[KD_COMM_LEN + 1]);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

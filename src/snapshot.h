@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "report.h"
 #include "sample.h"
+#include "summary.h"
 
 struct kd_capture;
 

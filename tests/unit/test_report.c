@@ -542,33 +542,14 @@ test_report_upcalls(void)
 }
 
 static void
-test_summary(void)
+test_report_summary(void)
 {
-    struct kd_stat run = { .count = 2, .total_ns = 100000000 };
-    struct kd_stat ready = { .count = 3, .total_ns = 250000000,
-                             .max_ns = 120000000 };
-    struct kd_syscall_entry sys[2] = {
-        { { 1, 7 }, { 5, 400000000, 0, 0 } },       /* poll: left out. */
-        { { 1, 0 }, { 2, 50000000, 0, 0 } },        /* read. */
-    };
-    /* Who ran instead of urcu2: pmd4, then a task not known, by time. */
-    struct kd_ran_entry ran[2] = {
-        { { 2, 3 }, { 200000000, 4, 1, 0, "pmd\0334" } },
-        { { 2, KD_RAN_UNKNOWN }, { 50000000, 1, 0, 0, "" } },
-    };
-    struct kd_thread threads[2] = {
-        { .tid = 1, .name = "handler1", .syscalls = sys, .n_syscalls = 2,
-          .run = &run },
-        { .tid = 2, .name = "urcu2", .ready = &ready, .ran = ran,
-          .n_ran = 2 },
-    };
-    struct kd_sample s = { .pid = 1, .threads = threads, .n_threads = 2 };
+    struct kd_sample s;
     struct kd_summary_row rows[2];
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
+    make_summary_sample(&s);
     kd_summary_compute(&s, rows);
-    CHECK_UINT(rows[0].tid, 2);         /* Longest run-queue wait first. */
-    CHECK_UINT(rows[1].syscall_ns, 50000000);
     kd_report_summary(&ds, rows, 2, 500000000);
     CHECK_STR(kd_ds_cstr(&ds),
         "\n# SUMMARY: share of the 500.0 ms sample window spent\n"
@@ -643,7 +624,7 @@ static const struct test tests[] = {
     TEST(test_report_hostile_names),
     TEST(test_report_events),
     TEST(test_report_upcalls),
-    TEST(test_summary),
+    TEST(test_report_summary),
     TEST(test_histograms),
 };
 
