@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "hist.h"
-#include "json.h"
 #include "summary.h"
 #include "syscalls.h"
 
@@ -305,9 +304,8 @@ kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
     }
 }
 
-/* The reference's names of the softirq vectors. */
-static const char *
-kd_softirq_name(uint32_t vec, char *buf, size_t size)
+const char *
+kd_report_softirq_name(uint32_t vec, char *buf, size_t size)
 {
     static const char *const names[] = {
         "hi", "timer", "net_tx", "net_rx", "block", "irq_poll",
@@ -374,8 +372,9 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
         char buf[32];
 
         kd_ds_put_cstr(ds, KD_INDENT);
-        kd_put_field(ds, kd_softirq_name(e->key.vec, buf, sizeof buf), 20,
-                     true, true);
+        kd_put_field(ds, kd_report_softirq_name(e->key.vec, buf,
+                                                sizeof buf),
+                     20, true, true);
         kd_ds_put_format(ds, " %7" PRIu32 "  ", e->key.vec);
         kd_put_irq_stat(ds, &e->stat, &total_count, &total_ns);
     }
@@ -445,10 +444,8 @@ kd_upcall_sums(const struct kd_upcall_entry *entries, size_t n, int n_cpus,
     return total;
 }
 
-/* The name of errno 'key' of an upcall, or NULL for success or an unknown
- * number. */
-static const char *
-kd_upcall_errno_name(uint64_t key)
+const char *
+kd_report_upcall_errno_name(uint64_t key)
 {
     return key && key < 4096 ? strerrorname_np(key) : NULL;
 }
@@ -504,7 +501,7 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
             }
             kd_ds_destroy(&failed_cpu);
         } else if (total) {
-            const char *name = kd_upcall_errno_name(key);
+            const char *name = kd_report_upcall_errno_name(key);
             char num[24];
 
             snprintf(num, sizeof num, "%" PRIu64, key);
@@ -666,284 +663,4 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
     } else {
         kd_ds_put_cstr(ds, "# No thread waited in the run queue.\n");
     }
-}
-
-static void
-kd_json_stat(struct kd_ds *ds, const char *key, const struct kd_stat *stat,
-             bool with_min, bool *first)
-{
-    kd_json_next(ds, first);
-    kd_json_key(ds, key);
-    if (!stat) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64,
-                     stat->count, stat->total_ns);
-    if (with_min) {
-        kd_ds_put_format(ds, ",\"min_ns\":%" PRIu64, stat->min_ns);
-    }
-    kd_ds_put_format(ds, ",\"max_ns\":%" PRIu64 "}", stat->max_ns);
-}
-
-/* One histogram as {"buckets":[...],"p50_ns":..,...}. */
-static void
-kd_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
-             uint64_t max)
-{
-    bool first = true;
-
-    kd_ds_put_cstr(ds, "{\"buckets\":[");
-    for (int i = 0; i < KD_HIST_SLOTS; i++) {
-        uint64_t low, high;
-
-        if (!counts[i]) {
-            continue;
-        }
-        kd_hist_range(i, &low, &high);
-        kd_json_next(ds, &first);
-        kd_ds_put_format(ds, "{\"low\":%" PRIu64 ",\"high\":%" PRIu64
-                         ",\"count\":%" PRIu64 "}", low, high, counts[i]);
-    }
-    kd_ds_put_format(ds, "],\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-                     ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                     kd_hist_percentile(counts, 50, max),
-                     kd_hist_percentile(counts, 90, max),
-                     kd_hist_percentile(counts, 99, max), max);
-}
-
-/* A thread's histograms, or null without --histogram. */
-static void
-kd_json_hists(struct kd_ds *ds, const struct kd_thread *t)
-{
-    uint64_t counts[KD_HIST_SLOTS];
-    bool first = true;
-
-    if (!t->n_hists) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_cstr(ds, "{\"syscalls\":[");
-    for (size_t i = 0; i < t->n_syscalls; i++) {
-        const struct kd_syscall_entry *e = &t->syscalls[i];
-        char name[64];
-
-        if (kd_hist_counts(t, e->key.nr, counts)) {
-            kd_json_next(ds, &first);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, kd_syscall_format(e->key.nr, name,
-                                                 sizeof name));
-            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"histogram\":",
-                             e->key.nr);
-            kd_json_hist(ds, counts, e->stat.max_ns);
-            kd_ds_put_char(ds, '}');
-        }
-    }
-    kd_ds_put_cstr(ds, "],\"ready\":");
-    if (t->ready && kd_hist_counts(t, KD_HIST_READY, counts)) {
-        kd_json_hist(ds, counts, t->ready->max_ns);
-    } else {
-        kd_json_null(ds);
-    }
-    kd_ds_put_cstr(ds, ",\"run\":");
-    if (t->run && kd_hist_counts(t, KD_HIST_RUN, counts)) {
-        kd_json_hist(ds, counts, t->run->max_ns);
-    } else {
-        kd_json_null(ds);
-    }
-    kd_ds_put_char(ds, '}');
-}
-
-/* One entry of who ran instead, as an object. */
-static void
-kd_json_ran_entry(struct kd_ds *ds, const struct kd_ran_entry *e)
-{
-    char name[KD_COMM_LEN + 1];
-
-    if (kd_summary_ran_name(e, name)) {
-        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
-                         ",\"name\":", e->key.other, e->ran.pid);
-        kd_json_string(ds, name);
-    } else {
-        kd_ds_put_cstr(ds, "{\"tid\":null,\"pid\":null,\"name\":null");
-    }
-    kd_ds_put_format(ds, ",\"ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-                     e->ran.ns, e->ran.count);
-}
-
-/* Who ran instead of a thread: an array, or null when not counted. */
-static void
-kd_json_ran(struct kd_ds *ds, const struct kd_ran_entry *ran, size_t n,
-            bool counted)
-{
-    bool first = true;
-
-    if (!counted) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_char(ds, '[');
-    for (size_t i = 0; i < n; i++) {
-        kd_json_next(ds, &first);
-        kd_json_ran_entry(ds, &ran[i]);
-    }
-    kd_ds_put_char(ds, ']');
-}
-
-void
-kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
-{
-    bool first_thread = true;
-
-    kd_ds_put_char(ds, '[');
-    for (size_t i = 0; i < sample->n_threads; i++) {
-        const struct kd_thread *t = &sample->threads[i];
-        uint64_t count, total;
-        bool first = true, first_item = true;
-        char buf[64];
-
-        kd_json_next(ds, &first_thread);
-        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", t->tid);
-        kd_json_string(ds, t->name);
-        kd_ds_put_cstr(ds, ",\"syscalls\":[");
-        for (size_t j = 0; j < t->n_syscalls; j++) {
-            const struct kd_syscall_entry *e = &t->syscalls[j];
-
-            kd_json_next(ds, &first_item);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, kd_syscall_format(e->key.nr, buf,
-                                                 sizeof buf));
-            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"count\":%"
-                             PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
-                             PRIu64 "}", e->key.nr, e->stat.count,
-                             e->stat.total_ns, e->stat.max_ns);
-        }
-        kd_summary_syscalls_but_poll(t, &count, &total);
-        kd_ds_put_format(ds, "],\"syscalls_but_poll\":{\"count\":%" PRIu64
-                         ",\"total_ns\":%" PRIu64 "}", count, total);
-        first = false;
-        kd_json_next(ds, &first);
-        kd_json_key(ds, "long_poll");
-        if (t->poll) {
-            kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%"
-                             PRIu64 ",\"average_ns\":%" PRIu64 ",\"min_ns\":%"
-                             PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                             t->poll->count, t->poll->total_ns,
-                             t->poll->total_ns / t->poll->count,
-                             t->poll->min_ns, t->poll->max_ns);
-        } else {
-            kd_json_null(ds);
-        }
-        kd_json_stat(ds, "run", t->run, true, &first);
-        kd_json_stat(ds, "ready", t->ready, false, &first);
-        kd_json_stat(ds, "stopped", t->stop, false, &first);
-
-        kd_ds_put_cstr(ds, ",\"hard_irqs\":[");
-        first_item = true;
-        for (size_t j = 0; j < t->n_hardirqs; j++) {
-            const struct kd_hardirq_entry *e = &t->hardirqs[j];
-            char name[KD_IRQ_NAME_LEN + 1];
-
-            snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
-            kd_json_next(ds, &first_item);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, name);
-            kd_ds_put_format(ds, ",\"count\":%" PRIu64 ",\"total_ns\":%"
-                             PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                             e->stat.count, e->stat.total_ns,
-                             e->stat.max_ns);
-        }
-        kd_ds_put_cstr(ds, "],\"soft_irqs\":[");
-        first_item = true;
-        for (size_t j = 0; j < t->n_softirqs; j++) {
-            const struct kd_softirq_entry *e = &t->softirqs[j];
-
-            kd_json_next(ds, &first_item);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, kd_softirq_name(e->key.vec, buf, sizeof buf));
-            kd_ds_put_format(ds, ",\"vector\":%" PRIu32 ",\"count\":%" PRIu64
-                             ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-                             "}", e->key.vec, e->stat.count,
-                             e->stat.total_ns, e->stat.max_ns);
-        }
-        kd_ds_put_cstr(ds, "],\"histograms\":");
-        kd_json_hists(ds, t);
-        kd_ds_put_cstr(ds, ",\"ran_instead\":");
-        kd_json_ran(ds, sample->with_ran ? t->ran : NULL, t->n_ran,
-                    sample->with_ran);
-        kd_ds_put_char(ds, '}');
-    }
-    kd_ds_put_char(ds, ']');
-}
-
-void
-kd_report_json_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
-                       size_t n, uint64_t window_ns)
-{
-    bool first = true;
-
-    kd_ds_put_format(ds, "{\"window_ns\":%" PRIu64 ",\"threads\":[",
-                     window_ns);
-    for (size_t i = 0; i < n; i++) {
-        const struct kd_summary_row *r = &rows[i];
-
-        kd_json_next(ds, &first);
-        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", r->tid);
-        kd_json_string(ds, r->name);
-        kd_ds_put_format(ds, ",\"run_ns\":%" PRIu64 ",\"ready_ns\":%" PRIu64
-                         ",\"stopped_ns\":%" PRIu64 ",\"hard_irq_ns\":%"
-                         PRIu64 ",\"soft_irq_ns\":%" PRIu64
-                         ",\"syscalls_but_poll_ns\":%" PRIu64
-                         ",\"longest_ready_ns\":%" PRIu64
-                         ",\"ran_instead_top\":", r->run_ns,
-                         r->ready_ns, r->stop_ns, r->hardirq_ns,
-                         r->softirq_ns, r->syscall_ns, r->max_ready_ns);
-        if (r->n_ran) {
-            kd_json_ran_entry(ds, &r->ran[0]);
-        } else {
-            kd_json_null(ds);
-        }
-        kd_ds_put_char(ds, '}');
-    }
-    kd_ds_put_cstr(ds, "],\"worst\":");
-    if (n && rows[0].ready_ns) {
-        kd_ds_put_format(ds, "%" PRIu32, rows[0].tid);
-    } else {
-        kd_json_null(ds);
-    }
-    kd_ds_put_char(ds, '}');
-}
-
-void
-kd_report_json_upcalls(struct kd_ds *ds,
-                       const struct kd_upcall_entry *entries, size_t n,
-                       int n_cpus)
-{
-    bool first = true;
-
-    if (!n) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_cstr(ds, "{\"by_errno\":[");
-    for (size_t i = 0; i < n; i++) {
-        const char *name = kd_upcall_errno_name(entries[i].key);
-        bool first_cpu = true;
-
-        kd_json_next(ds, &first);
-        kd_ds_put_format(ds, "{\"errno\":%" PRIu64 ",\"name\":",
-                         entries[i].key);
-        if (name) {
-            kd_json_string(ds, name);
-        } else {
-            kd_json_null(ds);
-        }
-        kd_ds_put_cstr(ds, ",\"per_cpu\":[");
-        for (int cpu = 0; cpu < n_cpus; cpu++) {
-            kd_json_next(ds, &first_cpu);
-            kd_json_u64(ds, entries[i].per_cpu[cpu]);
-        }
-        kd_ds_put_cstr(ds, "]}");
-    }
-    kd_ds_put_cstr(ds, "]}");
 }

@@ -71,13 +71,13 @@ void kd_report_hist(struct kd_ds *, const uint64_t counts[KD_HIST_SLOTS],
 void kd_report_summary(struct kd_ds *, const struct kd_summary_row *,
                        size_t n, uint64_t window_ns);
 
-/* JSON forms: an array of the threads and their sections, the summary
- * rows, and the upcall statistics (or null). */
-void kd_report_json_threads(struct kd_ds *, const struct kd_sample *);
-void kd_report_json_summary(struct kd_ds *, const struct kd_summary_row *,
-                            size_t n, uint64_t window_ns);
-void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
-                            size_t n, int n_cpus);
+/* The reference's name of softirq vector 'vec' ("net_rx"), or
+ * "<unknown:VEC>" in 'buf'. */
+const char *kd_report_softirq_name(uint32_t vec, char *buf, size_t size);
+
+/* The name of errno 'key' of an upcall ("ENOBUFS"), or NULL for success
+ * or an unknown number. */
+const char *kd_report_upcall_errno_name(uint64_t key);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

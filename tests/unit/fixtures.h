@@ -4,9 +4,9 @@
  */
 
 /* What several files of unit tests use: the map entries of a fake sample,
- * with names given by a fake name function, a fake /proc, a literal
- * snapshot and a literal long poll interval.  Everything is static (inline): each file uses what it
- * needs. */
+ * with names given by a fake name function, a fake /proc, a sample for
+ * the summary, a literal snapshot and a literal long poll interval.
+ * Everything is static (inline): each file uses what it needs. */
 
 #ifndef KD_TESTS_UNIT_FIXTURES_H
 #define KD_TESTS_UNIT_FIXTURES_H 1

@@ -569,19 +569,6 @@ test_report_summary(void)
         "20.0%\n");
     kd_ds_destroy(&ds);
 
-    kd_report_json_summary(&ds, rows, 2, 500000000);
-    CHECK_STR(kd_ds_cstr(&ds),
-        "{\"window_ns\":500000000,\"threads\":[{\"tid\":2,\"name\":\"urcu2\","
-        "\"run_ns\":0,\"ready_ns\":250000000,\"stopped_ns\":0,"
-        "\"hard_irq_ns\":0,\"soft_irq_ns\":0,\"syscalls_but_poll_ns\":0,"
-        "\"longest_ready_ns\":120000000,\"ran_instead_top\":{\"tid\":3,"
-        "\"pid\":1,\"name\":\"pmd\\u001b4\",\"ns\":200000000,"
-        "\"count\":4}},{\"tid\":1,\"name\":\"handler1\","
-        "\"run_ns\":100000000,\"ready_ns\":0,\"stopped_ns\":0,"
-        "\"hard_irq_ns\":0,\"soft_irq_ns\":0,"
-        "\"syscalls_but_poll_ns\":50000000,\"longest_ready_ns\":0,"
-        "\"ran_instead_top\":null}],\"worst\":2}");
-    kd_ds_destroy(&ds);
 }
 
 static void
