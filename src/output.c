@@ -65,7 +65,7 @@ kd_print_timestamp(const char *msg, uint64_t trigger_ns, uint64_t delta_ns)
         line = kd_xasprintf("%s (trigger@%" PRIu64 ")", msg, trigger_ns);
     } else if (delta_ns) {
         line = kd_xasprintf("%s %s ns", msg,
-                            kd_format_thousands(delta_ns, buf));
+                            kd_report_thousands(delta_ns, buf));
     } else {
         line = kd_xstrdup(msg);
     }

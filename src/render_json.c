@@ -23,7 +23,7 @@ kd_render_json_time(struct kd_ds *ds, const char *key,
     char buf[40];
 
     kd_json_key(ds, key);
-    kd_json_string(ds, kd_format_wall_time(ts, buf));
+    kd_json_string(ds, kd_report_wall_time(ts, buf));
 }
 
 /* ,"KEY":VALUE, or null when 'value' is 0. */
@@ -125,7 +125,7 @@ kd_render_json_warnings(struct kd_ds *ds, const struct kd_snapshot *snap)
     for (int i = 0; i < KD_N_FULL_MAPS; i++) {
         if (snap->lost[i]) {
             kd_json_next(ds, &first);
-            kd_json_key(ds, kd_full_map_name(i));
+            kd_json_key(ds, kd_snapshot_full_map_name(i));
             kd_json_u64(ds, snap->lost[i]);
         }
     }

@@ -14,41 +14,48 @@
 #include "summary.h"
 #include "util.h"
 
-/* Text output in the reference's layout, to the character.  Nothing here
- * touches the kernel. */
+/* The reference's text layout, to the character: numbers, fields and
+ * timestamps as it writes them, the sections of a sample's report, and
+ * the names it gives (softirq vectors, errnos), which the JSON report
+ * writes too.  Pure: nothing here touches the kernel. */
 
 /* Everything under a thread's first line is indented by the width of the
  * "TID" and "THREAD" columns. */
-#define KD_INDENT "                            "
-
-/* The name of map KD_MAP_ID, for warnings. */
-const char *kd_full_map_name(enum kd_full_map);
+#define KD_REPORT_INDENT "                            "
 
 /* Formats 'value' with thousands separators ("1,234,567"). */
-const char *kd_format_thousands(uint64_t value, char buf[32]);
+const char *kd_report_thousands(uint64_t value, char buf[32]);
 
 /* 'value' with thousands separators, right-aligned on 'width' columns
  * (Python's "{:16,}"). */
-void kd_put_num(struct kd_ds *, uint64_t value, int width);
+void kd_report_num(struct kd_ds *, uint64_t value, int width);
 
 /* Appends 's' rendered by kd_ds_put_safe() (escaped where it could drive
  * a terminal or break the layout), padded with spaces to 'width' columns
  * of the rendered form (UTF-8 code points, as Python counts them), left-
  * or right-aligned, and cut to 'width' columns when 'truncate'. */
-void kd_put_field(struct kd_ds *, const char *s, int width, bool left,
-                  bool truncate);
+void kd_report_field(struct kd_ds *, const char *s, int width, bool left,
+                     bool truncate);
 
 /* "2023-06-08T12:17:22.725127": local time 'ts' in ISO 8601 as Python's
  * datetime.isoformat() writes it (no fraction when it is zero). */
-const char *kd_format_wall_time(const struct timespec *ts, char buf[40]);
+const char *kd_report_wall_time(const struct timespec *ts, char buf[40]);
 
 /* "MSG @2023-06-08T12:17:22.725127 (10:17:22 UTC)": the local time as
- * kd_format_wall_time() writes it, then UTC. */
+ * kd_report_wall_time() writes it, then UTC. */
 void kd_report_timestamp(struct kd_ds *, const char *msg,
                          const struct timespec *now);
 
 /* The "TID THREAD <RESOURCE SPECIFIC>" header and its underline. */
 void kd_report_threads_header(struct kd_ds *);
+
+/* The column names of a table of syscalls, "NAME NUMBER COUNT TOTAL ns"
+ * then 'last', and one row of it: a syscall's name (cut to 20 columns),
+ * its number (left blank when negative), count, total and 'last_ns'. */
+void kd_report_syscalls_header(struct kd_ds *, const char *last);
+void kd_report_syscall_row(struct kd_ds *, const char *name, int64_t nr,
+                           uint64_t count, uint64_t total_ns,
+                           uint64_t last_ns);
 
 /* The per-thread report of one sample, from the "TID THREAD" header to
  * the last thread's last section. */

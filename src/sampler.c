@@ -309,7 +309,7 @@ kd_sampler_watch(const struct kd_sampler *s)
         return err;
     }
     snprintf(what, sizeof what, "# Start watching poll() intervals over "
-             "%s ns", kd_format_thousands(o->long_poll_ns, num));
+             "%s ns", kd_report_thousands(o->long_poll_ns, num));
     kd_print_timestamp(what, 0, 0);
 
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the

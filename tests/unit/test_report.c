@@ -31,9 +31,9 @@ put_field(const char *s, int width, bool left, bool truncate,
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     kd_ds_put_cstr(&ds, "[");
-    kd_put_field(&ds, s, width, left, truncate);
+    kd_report_field(&ds, s, width, left, truncate);
     kd_ds_put_cstr(&ds, "]");
-    check_str(kd_ds_cstr(&ds), expected, "kd_put_field()", file, line);
+    check_str(kd_ds_cstr(&ds), expected, "kd_report_field()", file, line);
     kd_ds_destroy(&ds);
 }
 
@@ -46,14 +46,14 @@ test_format_thousands(void)
 {
     char buf[32];
 
-    CHECK_STR(kd_format_thousands(0, buf), "0");
-    CHECK_STR(kd_format_thousands(7, buf), "7");
-    CHECK_STR(kd_format_thousands(999, buf), "999");
-    CHECK_STR(kd_format_thousands(1000, buf), "1,000");
-    CHECK_STR(kd_format_thousands(99999, buf), "99,999");
-    CHECK_STR(kd_format_thousands(100000, buf), "100,000");
-    CHECK_STR(kd_format_thousands(1234567, buf), "1,234,567");
-    CHECK_STR(kd_format_thousands(UINT64_MAX, buf),
+    CHECK_STR(kd_report_thousands(0, buf), "0");
+    CHECK_STR(kd_report_thousands(7, buf), "7");
+    CHECK_STR(kd_report_thousands(999, buf), "999");
+    CHECK_STR(kd_report_thousands(1000, buf), "1,000");
+    CHECK_STR(kd_report_thousands(99999, buf), "99,999");
+    CHECK_STR(kd_report_thousands(100000, buf), "100,000");
+    CHECK_STR(kd_report_thousands(1234567, buf), "1,234,567");
+    CHECK_STR(kd_report_thousands(UINT64_MAX, buf),
               "18,446,744,073,709,551,615");
 }
 
@@ -187,9 +187,9 @@ test_format_wall_time(void)
     char buf[40];
 
     utc();
-    CHECK_STR(kd_format_wall_time(&ts, buf), "2023-11-14T22:13:20.123456");
+    CHECK_STR(kd_report_wall_time(&ts, buf), "2023-11-14T22:13:20.123456");
     ts.tv_nsec = 999;       /* Under a microsecond: no fraction. */
-    CHECK_STR(kd_format_wall_time(&ts, buf), "2023-11-14T22:13:20");
+    CHECK_STR(kd_report_wall_time(&ts, buf), "2023-11-14T22:13:20");
 }
 
 /* Report of a whole sample. */
