@@ -495,8 +495,12 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
 }
 
 void
-kd_render_json_exited_waiting(struct kd_ds *ds, unsigned int tgid)
+kd_render_json_exited(struct kd_ds *ds, unsigned int tgid, bool waiting)
 {
+    /* During a sample, the sample's record says it. */
+    if (!waiting) {
+        return;
+    }
     kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"target_exited\":"
                      "true,\"waiting_for\":\"start trigger\"}\n",
                      KD_JSON_VERSION, tgid);

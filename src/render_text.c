@@ -110,6 +110,22 @@ kd_render_text_misses(struct kd_ds *ds, const struct kd_snapshot *snap)
                    "events.\n");
 }
 
+/* What the capture missed during the sample: map entries, the kernel's
+ * skips, and context switches, 'effect' saying what the last mean. */
+static void
+kd_render_text_missed(struct kd_ds *ds, const struct kd_snapshot *snap,
+                      const char *effect)
+{
+    kd_render_text_lost(ds, snap->lost);
+    kd_render_text_misses(ds, snap);
+    if (snap->switches_missed) {
+        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
+                         "not see %" PRIu64 " context switches\n#          "
+                         "of the traced threads%s", snap->switches_missed,
+                         effect);
+    }
+}
+
 void
 kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
@@ -133,16 +149,10 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_report_summary(ds, snap->rows, sample->n_threads,
                           kd_window_ns(&snap->window));
     }
-    kd_render_text_lost(ds, snap->lost);
-    kd_render_text_misses(ds, snap);
-    if (snap->switches_missed) {
-        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
-                         "not see %" PRIu64 " context switches\n#          "
-                         "of the traced threads (a thread switched out "
-                         "without having switched\n#          in, or in "
-                         "twice): the RUN and READY counts above are short "
-                         "by\n#          as many.\n", snap->switches_missed);
-    }
+    kd_render_text_missed(ds, snap, " (a thread switched out without "
+                          "having switched\n#          in, or in twice): "
+                          "the RUN and READY counts above are short by\n"
+                          "#          as many.\n");
 }
 
 /* 'value' of 'whole' as a percentage, on 7 columns. */
@@ -295,20 +305,16 @@ kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
 
 void
 kd_render_text_watch_end(struct kd_ds *ds, const struct kd_snapshot *snap,
-                         unsigned int reported)
+                         unsigned int reported, bool target_exited)
 {
     kd_ds_put_format(ds, "\n# %u long poll interval%s reported.\n",
                      reported, reported == 1 ? "" : "s");
-    kd_render_text_lost(ds, snap->lost);
-    kd_render_text_misses(ds, snap);
-    if (snap->switches_missed) {
-        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
-                         "not see %" PRIu64 " context switches\n#          "
-                         "of the traced threads: the intervals above may "
-                         "miss part of their\n#          time (then "
-                         "unaccounted).\n", snap->switches_missed);
-    }
+    kd_render_text_missed(ds, snap, ": the intervals above may miss part "
+                          "of their\n#          time (then unaccounted).\n");
     kd_render_text_final(ds, snap->counters, 1);
+    if (target_exited) {
+        kd_ds_put_format(ds, "\n# NOTE: Process %u exited.\n", snap->tgid);
+    }
 }
 
 void

@@ -140,13 +140,18 @@ test_render_json_skipped(void)
 }
 
 static void
-test_render_json_exited_waiting(void)
+test_render_json_exited(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_exited_waiting(&ds, 42);
+    kd_render_json_exited(&ds, 42, true);
     CHECK_STR(kd_ds_cstr(&ds), "{\"version\":1,\"pid\":42,"
               "\"target_exited\":true,\"waiting_for\":\"start trigger\"}\n");
+    kd_ds_destroy(&ds);
+
+    /* During a sample: the sample's record says it. */
+    kd_render_json_exited(&ds, 42, false);
+    CHECK_STR(kd_ds_cstr(&ds), "");
     kd_ds_destroy(&ds);
 }
 
@@ -212,7 +217,7 @@ static const struct test tests[] = {
     TEST(test_render_json_threads),
 #endif
     TEST(test_render_json_skipped),
-    TEST(test_render_json_exited_waiting),
+    TEST(test_render_json_exited),
     TEST(test_render_json_gap),
 };
 
