@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The JSON Lines records of a sample or a long poll interval. */
+
 #include "render_json.h"
 
 #include <inttypes.h>

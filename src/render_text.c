@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The text report of a sample or a long poll interval, from a snapshot. */
+
 #include "render_text.h"
 
 #include <inttypes.h>

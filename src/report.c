@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The reference's text layout: numbers, fields, sections, names. */
+
 #include "report.h"
 
 #include <inttypes.h>
@@ -15,7 +17,6 @@
 #include "hist.h"
 #include "summary.h"
 #include "syscalls.h"
-
 
 const char *
 kd_report_thousands(uint64_t value, char buf[32])

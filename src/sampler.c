@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The sampling loop and the watch loop of --long-poll-events. */
+
 #include "sampler.h"
 
 #include <limits.h>
