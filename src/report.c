@@ -553,7 +553,7 @@ kd_report_event(struct kd_ds *ds, uint64_t entry_ts, uint64_t exit_ts,
     kd_report_num(ds, exit_ts > entry_ts ? (exit_ts - entry_ts) / 1000 : 0,
                   10);
     kd_ds_put_format(ds, "  %s\n", kd_syscall_format(syscall, buf,
-                                                      sizeof buf));
+                                                     sizeof buf));
 }
 
 void

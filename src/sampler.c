@@ -75,7 +75,7 @@ kd_sampler_start(const struct kd_sampler *s, struct kd_window *window)
  * positive errno. */
 static int
 kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
-               uint64_t deadline, bool *started, bool *by_stop)
+                uint64_t deadline, bool *started, bool *by_stop)
 {
     const struct kd_event_state *ev = &s->capture->events.state;
     const struct kd_options *o = s->options;
@@ -132,7 +132,7 @@ kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
  * off) and reads the last events, then completes 'window'. */
 static void
 kd_sampler_stop(const struct kd_sampler *s, struct kd_window *window,
-               bool by_stop)
+                bool by_stop)
 {
     const struct kd_event_state *ev = &s->capture->events.state;
     struct timespec quiesce = { .tv_sec = 0, .tv_nsec = 2000000 };
