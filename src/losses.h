@@ -46,6 +46,20 @@ struct kd_losses {
 
 #define KD_LOSSES_INITIALIZER { .misses = NULL }
 
+/* The name of map KD_MAP_ID, for the warnings about maps that were full
+ * ('map_full' above). */
+static inline const char *
+kd_losses_map_name(enum kd_full_map map)
+{
+    static const char *const names[] = {
+#define KD_FULL_MAP_NAME(ID, NAME) NAME,
+        KD_FULL_MAPS(KD_FULL_MAP_NAME)
+#undef KD_FULL_MAP_NAME
+    };
+
+    return map < KD_N_FULL_MAPS ? names[map] : "?";
+}
+
 /* Adds 'count' recursion misses of function 'hook' to 'l'. */
 void kd_losses_add_miss(struct kd_losses *l, const char *hook,
                         uint64_t count);

@@ -18,7 +18,10 @@ struct kd_losses;
 struct kd_snapshot;
 
 /* The text report, in the reference's layout: pure functions of a
- * snapshot (snapshot.h), which touch neither the kernel nor /proc. */
+ * snapshot (snapshot.h), which touch neither the kernel nor /proc; the
+ * text implementation of the output (output.h) writes them.  The JSON
+ * report (render_json.h) has the same entry points, but for the final
+ * warnings, which its records hold. */
 
 /* Appends the report of resolved sample 'snap' to 'ds': the threads, the
  * upcalls, the syscall events with their stacks, the summary, and the
@@ -45,8 +48,10 @@ void kd_render_text_exited(struct kd_ds *, unsigned int tgid,
 void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
 
 /* The end of a --long-poll-events run: how many intervals were reported,
- * and the warnings about what the capture lost in 'total'. */
-void kd_render_text_watch_end(struct kd_ds *, const struct kd_losses *total,
-                              unsigned int reported);
+ * the warnings about what the capture lost in 'total', and whether
+ * process 'tgid' exited. */
+void kd_render_text_watch_end(struct kd_ds *, unsigned int tgid,
+                              const struct kd_losses *total,
+                              unsigned int reported, bool target_exited);
 
 #endif /* render_text.h */

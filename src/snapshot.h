@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "losses.h"
-#include "report.h"
 #include "sample.h"
+#include "summary.h"
 
 struct kd_capture;
 

@@ -223,12 +223,12 @@ test_render_text_watch_end(void)
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     struct kd_losses total = KD_LOSSES_INITIALIZER;
 
-    kd_render_text_watch_end(&ds, &total, 1);
+    kd_render_text_watch_end(&ds, 7, &total, 1, false);
     CHECK_STR(kd_ds_cstr(&ds), "\n# 1 long poll interval reported.\n");
     kd_ds_destroy(&ds);
     total.switches_missed = 2;
     total.events_dropped = 3;
-    kd_render_text_watch_end(&ds, &total, 0);
+    kd_render_text_watch_end(&ds, 7, &total, 0, false);
     CHECK_STR(kd_ds_cstr(&ds),
         "\n# 0 long poll intervals reported.\n"
         "\n# WARNING: kernel_delay's eBPF programs did not see 2 context "
@@ -239,6 +239,14 @@ test_render_text_watch_end(void)
         "\n# WARNING: Not all events were captured, 3 were dropped!\n"
         "#          Increase the BPF ring buffer size with the "
         "--buffer-page-count option.\n");
+    kd_ds_destroy(&ds);
+
+    /* The target exited: a note, last. */
+    total = (struct kd_losses) KD_LOSSES_INITIALIZER;
+    kd_render_text_watch_end(&ds, 42, &total, 2, true);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# 2 long poll intervals reported.\n"
+        "\n# NOTE: Process 42 exited.\n");
     kd_ds_destroy(&ds);
 }
 
