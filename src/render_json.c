@@ -318,7 +318,7 @@ kd_render_json_irqs(struct kd_ds *ds, const struct kd_thread *t)
         const struct kd_hardirq_entry *e = &t->hardirqs[i];
         char name[KD_IRQ_NAME_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
+        kd_fixed_cstr(name, e->key.name, sizeof e->key.name);
         kd_json_next(ds, &first);
         kd_ds_put_cstr(ds, "{\"name\":");
         kd_json_string(ds, name);
@@ -516,8 +516,7 @@ kd_render_json_comm(struct kd_ds *ds, const char comm[KD_COMM_LEN])
 {
     char name[KD_COMM_LEN + 1];
 
-    snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, comm);
-    kd_json_string(ds, name);
+    kd_json_string(ds, kd_fixed_cstr(name, comm, KD_COMM_LEN));
 }
 
 static void

@@ -236,7 +236,7 @@ kd_render_text_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
         const struct kd_gap_ran *r = &gap->ran[i];
         char name[KD_COMM_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, r->comm);
+        kd_fixed_cstr(name, r->comm, sizeof r->comm);
         kd_ds_put_format(ds, KD_REPORT_INDENT "%10" PRIu32 " %10" PRIu32 " ",
                          r->tid, r->pid);
         kd_report_field(ds, name, 16, true, false);
@@ -270,7 +270,7 @@ kd_render_text_gap_dominant(struct kd_ds *ds, const struct kd_gap *gap)
     if (gap->dominant == KD_GAP_RUN_QUEUE && gap->n_ran) {
         char name[KD_COMM_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, gap->ran[0].comm);
+        kd_fixed_cstr(name, gap->ran[0].comm, sizeof gap->ran[0].comm);
         kd_ds_put_cstr(ds, ", mostly behind ");
         kd_ds_put_safe_cstr(ds, name);
         kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
