@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The eBPF side of a run: the program built, attached, its maps read. */
+
 #include "capture.h"
 
 #include <bcc/bcc_common.h>
@@ -19,28 +21,33 @@
 #include "bcc_shim.h"
 #include "maps.h"
 #include "options.h"
+#include "program.h"
 #include "syscalls.h"
 #include "template.h"
 #include "util.h"
 
-/* The maps a sample is read from, KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE,
- * NEED): map NAME has keys of type KEY and values of ENTRY's member VALUE;
- * it is read, and emptied, into the sample's array NAME of ENTRY and its
- * count n_NAME; the program has it when member NEED of struct kd_needs is
- * true. */
-#define KD_SAMPLE_MAPS(KD_SAMPLE_MAP)                                   \
-    KD_SAMPLE_MAP(syscalls, struct kd_syscall_key,                      \
-                  struct kd_syscall_entry, stat, stats)                 \
-    KD_SAMPLE_MAP(tstats, uint32_t, struct kd_tstats_entry, stats, stats) \
-    KD_SAMPLE_MAP(hardirqs, struct kd_hardirq_key,                      \
-                  struct kd_hardirq_entry, stat, stats)                 \
-    KD_SAMPLE_MAP(softirqs, struct kd_softirq_key,                      \
-                  struct kd_softirq_entry, stat, stats)                 \
-    KD_SAMPLE_MAP(names, uint32_t, struct kd_name_entry, name, stats)   \
-    KD_SAMPLE_MAP(hists, struct kd_hist_key, struct kd_hist_entry,     \
-                  count, histograms)                                    \
-    KD_SAMPLE_MAP(ran, struct kd_ran_key, struct kd_ran_entry, ran,     \
-                  ran)
+struct kd_capture {
+    struct kd_program prog;
+    unsigned int tgid;
+    int capture_fd;
+    int map_full_fd;
+    int counters_fd;
+    struct kd_needs needs;      /* From the options; upcalls only if the
+                                 * kernel can trace them. */
+    bool with_events;           /* The ring buffer is open. */
+    char *upcall_module;        /* Module of ovs_dp_upcall(), or NULL. */
+    bool upcall_module_gone;    /* It was unloaded: the kretprobe is dead. */
+    struct kd_events events;
+
+    /* The kernel's counts as of the last kd_capture_take_losses(): each
+     * loaded function's recursion misses (prog.funcs;
+     * bpf_prog_info.recursion_misses) and the program's counters.  And
+     * what was lost since the start. */
+    uint64_t *misses_seen;
+    size_t n_misses_seen;
+    uint64_t counters_seen[KD_N_COUNTERS];
+    struct kd_losses total;
+};
 
 struct kd_sample_map {
     const char *name;
@@ -50,8 +57,9 @@ struct kd_sample_map {
     size_t need;                /* Offset of the bool in struct kd_needs. */
 };
 
+/* The maps a sample is read from: KD_SAMPLE_MAPS (sample.h). */
 static const struct kd_sample_map kd_sample_maps[] = {
-#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED)                    \
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED, CMP, REPORTED)     \
     {                                                                   \
         .name = #NAME,                                                  \
         .layout = {                                                     \
@@ -111,46 +119,57 @@ kd_capture_wakeup_events(unsigned int pages)
     return n ? n : 1;
 }
 
-int
-kd_capture_source(const struct kd_options *options, unsigned int tgid,
-                  const struct kd_layout *layout, const char *prefix,
-                  bool upcalls, char **text, char **error)
+/* The numbers of the program's source, as text. */
+struct kd_source_numbers {
+    char tgid[16], poll[16], threads[16], syscalls[16], irqs[16];
+    char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
+    char cpus[16], ran[16], long_poll[32];
+};
+
+static void
+kd_source_numbers_init(struct kd_source_numbers *n,
+                       const struct kd_options *options, unsigned int tgid)
 {
-    char s_tgid[16], s_poll[16], s_threads[16], s_syscalls[16], s_irqs[16];
-    char s_pages[16], s_stacks[16], s_min_ns[32], s_hists[16], s_wakeup[24];
-    char s_cpus[16], s_ran[16], s_long_poll[32];
-    struct kd_needs needs = kd_options_needs(options);
+    unsigned int threads = options->max_threads;
     int poll = kd_syscall_nr("poll");
+    int cpus = kd_possible_cpus();
+
+    snprintf(n->pages, sizeof n->pages, "%u", options->buffer_page_count);
+    snprintf(n->wakeup, sizeof n->wakeup, "%zu",
+             kd_capture_wakeup_events(options->buffer_page_count));
+    snprintf(n->tgid, sizeof n->tgid, "%u", tgid);
+    /* Without a poll syscall (e.g. arm64), -1 matches no number. */
+    snprintf(n->poll, sizeof n->poll, "%d", poll >= 0 ? poll : -1);
+    snprintf(n->threads, sizeof n->threads, "%u", threads);
+    snprintf(n->syscalls, sizeof n->syscalls, "%u",
+             threads * KD_SYSCALLS_PER_THREAD);
+    snprintf(n->irqs, sizeof n->irqs, "%u", threads * KD_IRQS_PER_THREAD);
+    snprintf(n->stacks, sizeof n->stacks, "%u", options->stack_trace_size);
+    snprintf(n->hists, sizeof n->hists, "%u",
+             threads * KD_HISTS_PER_THREAD);
+    snprintf(n->min_ns, sizeof n->min_ns, "%lluULL",
+             (unsigned long long) options->syscall_events_ns);
+    snprintf(n->long_poll, sizeof n->long_poll, "%lluULL",
+             (unsigned long long) options->long_poll_ns);
+    snprintf(n->cpus, sizeof n->cpus, "%d", cpus > 0 ? cpus : KD_MAX_CPUS);
+    snprintf(n->ran, sizeof n->ran, "%u", threads * KD_RAN_PER_THREAD);
+}
+
+int
+kd_capture_source(const struct kd_options *options,
+                  const struct kd_needs *needs, unsigned int tgid,
+                  const struct kd_layout *layout, const char *prefix,
+                  char **text, char **error)
+{
+    struct kd_source_numbers n;
     char *body;
     int err;
 
-    snprintf(s_pages, sizeof s_pages, "%u", options->buffer_page_count);
-    snprintf(s_wakeup, sizeof s_wakeup, "%zu",
-             kd_capture_wakeup_events(options->buffer_page_count));
-    snprintf(s_tgid, sizeof s_tgid, "%u", tgid);
-    /* Without a poll syscall (e.g. arm64), -1 matches no number. */
-    snprintf(s_poll, sizeof s_poll, "%d", poll >= 0 ? poll : -1);
-    snprintf(s_threads, sizeof s_threads, "%u", options->max_threads);
-    snprintf(s_syscalls, sizeof s_syscalls, "%u",
-             options->max_threads * KD_SYSCALLS_PER_THREAD);
-    snprintf(s_irqs, sizeof s_irqs, "%u",
-             options->max_threads * KD_IRQS_PER_THREAD);
-    snprintf(s_stacks, sizeof s_stacks, "%u", options->stack_trace_size);
-    snprintf(s_hists, sizeof s_hists, "%u",
-             options->max_threads * KD_HISTS_PER_THREAD);
-    snprintf(s_min_ns, sizeof s_min_ns, "%lluULL",
-             (unsigned long long) options->syscall_events_ns);
-    snprintf(s_long_poll, sizeof s_long_poll, "%lluULL",
-             (unsigned long long) options->long_poll_ns);
-    snprintf(s_cpus, sizeof s_cpus, "%d",
-             kd_possible_cpus() > 0 ? kd_possible_cpus() : KD_MAX_CPUS);
-    snprintf(s_ran, sizeof s_ran, "%u",
-             options->max_threads * KD_RAN_PER_THREAD);
-
+    kd_source_numbers_init(&n, options, tgid);
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
         { "ABI", kd_bpf_abi },
-        { "TGID", s_tgid },
+        { "TGID", n.tgid },
         { "OFF_TASK_PID", layout->task_pid },
         { "OFF_TASK_TGID", layout->task_tgid },
         { "OFF_TASK_STATE", layout->task_state },
@@ -160,30 +179,30 @@ kd_capture_source(const struct kd_options *options, unsigned int tgid,
         { "OFF_IRQACTION_NAME", layout->irqaction_name },
         { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
         { "OFF_PT_REGS_RC", layout->regs_rc },
-        { "SYSCALL_POLL", s_poll },
-        { "MAX_THREADS", s_threads },
-        { "MAX_SYSCALL_ENTRIES", s_syscalls },
-        { "MAX_IRQ_ENTRIES", s_irqs },
-        { "WITH_EVENTS", needs.ring_buffer ? "1" : "0" },
-        { "WITH_SYSCALL_EVENTS", needs.syscall_events ? "1" : "0" },
-        { "WITH_STACKS", needs.stacks ? "1" : "0" },
-        { "STACK_TRACE_SIZE", s_stacks },
-        { "SYSCALL_EVENTS_MIN_NS", s_min_ns },
+        { "SYSCALL_POLL", n.poll },
+        { "MAX_THREADS", n.threads },
+        { "MAX_SYSCALL_ENTRIES", n.syscalls },
+        { "MAX_IRQ_ENTRIES", n.irqs },
+        { "WITH_EVENTS", needs->ring_buffer ? "1" : "0" },
+        { "WITH_SYSCALL_EVENTS", needs->syscall_events ? "1" : "0" },
+        { "WITH_STACKS", needs->stacks ? "1" : "0" },
+        { "STACK_TRACE_SIZE", n.stacks },
+        { "SYSCALL_EVENTS_MIN_NS", n.min_ns },
         { "SKIP_POLL_EVENTS",
           options->skip_syscall_poll_events ? "1" : "0" },
-        { "WITH_UPCALL_STATS", upcalls ? "1" : "0" },
-        { "WITH_HISTOGRAMS", needs.histograms ? "1" : "0" },
-        { "MAX_HIST_ENTRIES", s_hists },
-        { "WITH_START_TRIGGER", needs.start_trigger ? "1" : "0" },
-        { "WITH_STOP_TRIGGER", needs.stop_trigger ? "1" : "0" },
-        { "BUFFER_PAGE_COUNT", s_pages },
-        { "RB_WAKEUP_EVENTS", s_wakeup },
-        { "WITH_STATS", needs.stats ? "1" : "0" },
-        { "WITH_ACCT", needs.acct ? "1" : "0" },
-        { "WITH_GAPS", needs.gaps ? "1" : "0" },
-        { "MAX_CPUS", s_cpus },
-        { "MAX_RAN_ENTRIES", s_ran },
-        { "LONG_POLL_MIN_NS", s_long_poll },
+        { "WITH_UPCALL_STATS", needs->upcalls ? "1" : "0" },
+        { "WITH_HISTOGRAMS", needs->histograms ? "1" : "0" },
+        { "MAX_HIST_ENTRIES", n.hists },
+        { "WITH_START_TRIGGER", needs->start_trigger ? "1" : "0" },
+        { "WITH_STOP_TRIGGER", needs->stop_trigger ? "1" : "0" },
+        { "BUFFER_PAGE_COUNT", n.pages },
+        { "RB_WAKEUP_EVENTS", n.wakeup },
+        { "WITH_STATS", needs->stats ? "1" : "0" },
+        { "WITH_ACCT", needs->acct ? "1" : "0" },
+        { "WITH_GAPS", needs->gaps ? "1" : "0" },
+        { "MAX_CPUS", n.cpus },
+        { "MAX_RAN_ENTRIES", n.ran },
+        { "LONG_POLL_MIN_NS", n.long_poll },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);
@@ -278,20 +297,18 @@ kd_capture_compile(struct kd_capture *c, const char *text,
     return err;
 }
 
-/* Decides whether to count upcalls: they need a kretprobe on the
- * openvswitch module's ovs_dp_upcall(); without it, says so once. */
+/* Upcall statistics, when the options want them, need a kretprobe on
+ * the openvswitch module's ovs_dp_upcall(): without it, they are off,
+ * and a note says so once. */
 static void
-kd_capture_want_upcalls(struct kd_capture *c,
-                        const struct kd_options *options)
+kd_capture_check_upcalls(struct kd_capture *c)
 {
     char *why = NULL;
 
-    if (options->skip_upcall_stats || options->long_poll) {
-        return;
-    }
-    c->with_upcalls = kd_hook_kernel_function_ok("ovs_dp_upcall",
-                                                 &c->upcall_module, &why);
-    if (!c->with_upcalls) {
+    if (c->needs.upcalls
+        && !kd_hook_kernel_function_ok("ovs_dp_upcall", &c->upcall_module,
+                                       &why)) {
+        c->needs.upcalls = false;
         fprintf(stderr, "kernel_delay: note: no upcall statistics: %s "
                 "(--skip-upcall-stats hides this note)\n", why);
         free(why);
@@ -331,10 +348,10 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
             free(code);
         }
     }
-    kd_capture_want_upcalls(c, options);
-    err = kd_capture_source(options, c->tgid, &layout,
+    kd_capture_check_upcalls(c);
+    err = kd_capture_source(options, &c->needs, c->tgid, &layout,
                             prefix.length ? kd_ds_cstr(&prefix) : NULL,
-                            c->with_upcalls, text, error);
+                            text, error);
     kd_ds_destroy(&prefix);
     /* An error here means the template and this program disagree: a bug
      * of ours. */
@@ -358,7 +375,7 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
             err = kd_hook_attach(hooks[i], &c->prog, options->debug, error);
         }
     }
-    if (!err && c->with_upcalls) {
+    if (!err && c->needs.upcalls) {
         err = kd_program_attach_kprobe(&c->prog, "kd_upcall_return", true,
                                        "ovs_dp_upcall", options->debug,
                                        error);
@@ -371,16 +388,17 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
 }
 
 int
-kd_capture_open(struct kd_capture *c, const struct kd_options *options,
+kd_capture_open(struct kd_capture **capture, const struct kd_options *options,
                 unsigned int tgid, struct kd_hook *start_hook,
                 struct kd_hook *stop_hook, char **error)
 {
     struct kd_hook *hooks[2] = { start_hook, stop_hook };
+    struct kd_capture *c = kd_xcalloc(1, sizeof *c);
     struct timespec start;
     char *text = NULL;
     int err;
 
-    memset(c, 0, sizeof *c);
+    *capture = c;
     c->prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     c->tgid = tgid;
     c->capture_fd = c->map_full_fd = c->counters_fd = -1;
@@ -430,6 +448,30 @@ cleanup:
     return err;
 }
 
+unsigned int
+kd_capture_tgid(const struct kd_capture *c)
+{
+    return c->tgid;
+}
+
+const struct kd_needs *
+kd_capture_needs(const struct kd_capture *c)
+{
+    return &c->needs;
+}
+
+struct kd_events *
+kd_capture_events(struct kd_capture *c)
+{
+    return c->with_events ? &c->events : NULL;
+}
+
+const struct kd_event_state *
+kd_capture_event_state(const struct kd_capture *c)
+{
+    return &c->events.state;
+}
+
 int
 kd_capture_set(struct kd_capture *c, uint64_t state)
 {
@@ -440,13 +482,6 @@ int
 kd_capture_get(struct kd_capture *c, uint64_t *state)
 {
     return kd_map_get_u64(c->capture_fd, 0, state);
-}
-
-int
-kd_capture_counters(struct kd_capture *c, uint64_t counters[KD_N_COUNTERS])
-{
-    return kd_map_percpu_sums(c->counters_fd, counters, KD_N_COUNTERS,
-                              false);
 }
 
 /* Reads and empties map 'name' into a new array of entries. */
@@ -545,40 +580,9 @@ kd_capture_clear_stacks(struct kd_capture *c)
                                               "stack_traces"));
 }
 
-/* Updates c->misses with the recursion misses of each loaded function
- * since the last call.  A function whose counter cannot be read (a kernel
- * before 5.12 has none) counts none. */
-static void
-kd_capture_read_misses(struct kd_capture *c)
-{
-    size_t n = c->prog.n_funcs;
-
-    if (n != c->n_misses) {
-        c->misses_seen = kd_xreallocarray(c->misses_seen, n,
-                                          sizeof *c->misses_seen);
-        c->misses = kd_xreallocarray(c->misses, n, sizeof *c->misses);
-        for (size_t i = c->n_misses; i < n; i++) {
-            c->misses_seen[i] = 0;
-        }
-        c->n_misses = n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct bpf_prog_info info;
-        uint32_t len = sizeof info;
-
-        memset(&info, 0, sizeof info);
-        c->misses[i] = 0;
-        if (!bpf_obj_get_info_by_fd(c->prog.funcs[i].fd, &info, &len)
-            && len >= offsetof(struct bpf_prog_info, recursion_misses)
-                      + sizeof info.recursion_misses
-            && info.recursion_misses > c->misses_seen[i]) {
-            c->misses[i] = info.recursion_misses - c->misses_seen[i];
-            c->misses_seen[i] = info.recursion_misses;
-        }
-    }
-}
-
-const char *
+/* The name of loaded function 'i', as messages give it: "sched_switch"
+ * for raw tracepoint sched_switch, else the function's name. */
+static const char *
 kd_capture_func_hook(const struct kd_capture *c, size_t i)
 {
     const char *name = c->prog.funcs[i].name;
@@ -587,9 +591,90 @@ kd_capture_func_hook(const struct kd_capture *c, size_t i)
     return strncmp(name, KD_RAW_TP_PREFIX, len) ? name : name + len;
 }
 
+/* The recursion misses of each loaded function since the last call, into
+ * 'l'.  A function whose count cannot be read (a kernel before 5.12 has
+ * none) counts none. */
+static void
+kd_capture_take_misses(struct kd_capture *c, struct kd_losses *l)
+{
+    size_t n = c->prog.n_funcs;
+
+    if (n != c->n_misses_seen) {
+        c->misses_seen = kd_xreallocarray(c->misses_seen, n,
+                                          sizeof *c->misses_seen);
+        for (size_t i = c->n_misses_seen; i < n; i++) {
+            c->misses_seen[i] = 0;
+        }
+        c->n_misses_seen = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct bpf_prog_info info;
+        uint32_t len = sizeof info;
+
+        memset(&info, 0, sizeof info);
+        if (!bpf_obj_get_info_by_fd(c->prog.funcs[i].fd, &info, &len)
+            && len >= offsetof(struct bpf_prog_info, recursion_misses)
+                      + sizeof info.recursion_misses
+            && info.recursion_misses > c->misses_seen[i]) {
+            kd_losses_add_miss(l, kd_capture_func_hook(c, i),
+                               info.recursion_misses - c->misses_seen[i]);
+            c->misses_seen[i] = info.recursion_misses;
+        }
+    }
+}
+
+/* The program's counters since the last call, into 'l'; none if they
+ * cannot be read. */
+static void
+kd_capture_take_counters(struct kd_capture *c, struct kd_losses *l)
+{
+    uint64_t now[KD_N_COUNTERS];
+    const uint64_t *seen = c->counters_seen;
+
+    if (kd_map_percpu_sums(c->counters_fd, now, KD_N_COUNTERS, false)) {
+        return;
+    }
+    l->events_dropped = now[KD_COUNTER_EVENTS_DROPPED]
+                        - seen[KD_COUNTER_EVENTS_DROPPED];
+    l->triggers_missed = now[KD_COUNTER_TRIGGERS_MISSED]
+                         - seen[KD_COUNTER_TRIGGERS_MISSED];
+    l->switches_missed = now[KD_COUNTER_SWITCHES_MISSED]
+                         - seen[KD_COUNTER_SWITCHES_MISSED];
+    memcpy(c->counters_seen, now, sizeof now);
+}
+
+int
+kd_capture_take_losses(struct kd_capture *c, struct kd_losses *l,
+                       char **error)
+{
+    int err;
+
+    *l = (struct kd_losses) KD_LOSSES_INITIALIZER;
+    *error = NULL;
+    /* The map_full counts are reset as they are read. */
+    err = kd_map_percpu_sums(c->map_full_fd, l->map_full, KD_N_FULL_MAPS,
+                             true);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
+                              strerror(err));
+        return err;
+    }
+    kd_capture_take_misses(c, l);
+    kd_capture_take_counters(c, l);
+    l->upcall_module_gone = c->upcall_module_gone ? c->upcall_module : NULL;
+    kd_losses_add(&c->total, l);
+    return 0;
+}
+
+const struct kd_losses *
+kd_capture_total_losses(const struct kd_capture *c)
+{
+    return &c->total;
+}
+
 int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
-                   uint64_t lost[KD_N_FULL_MAPS], char **error)
+                   struct kd_losses *losses, char **error)
 {
     struct kd_map_layout tstate = {
         .key_size = sizeof(uint32_t),
@@ -599,6 +684,7 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
     };
     int err;
 
+    *losses = (struct kd_losses) KD_LOSSES_INITIALIZER;
     *error = NULL;
     s->pid = c->tgid;
     s->with_ran = c->needs.ran;
@@ -618,7 +704,7 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         *(void **) ((char *) s + m->array) = entries;
     }
 
-    if (c->with_upcalls) {
+    if (c->needs.upcalls) {
         err = kd_capture_read_upcalls(c, s, error);
         if (err) {
             return err;
@@ -655,38 +741,21 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
         }
     }
 
-    return kd_capture_read_warnings(c, lost, error);
-}
-
-int
-kd_capture_read_warnings(struct kd_capture *c,
-                         uint64_t lost[KD_N_FULL_MAPS], char **error)
-{
-    int err = kd_map_percpu_sums(c->map_full_fd, lost, KD_N_FULL_MAPS,
-                                 true);
-
-    *error = NULL;
-    if (err) {
-        *error = kd_xasprintf("Failed to read eBPF map 'map_full': %s",
-                              strerror(err));
-        return err;
-    }
-    kd_capture_read_misses(c);
-    return 0;
+    return kd_capture_take_losses(c, losses, error);
 }
 
 void
 kd_capture_close(struct kd_capture *c)
 {
+    if (!c) {
+        return;
+    }
     if (c->with_events) {
         kd_events_close(&c->events);
-        c->with_events = false;
     }
     kd_program_close(&c->prog);
     free(c->upcall_module);
-    c->upcall_module = NULL;
     free(c->misses_seen);
-    free(c->misses);
-    c->misses_seen = c->misses = NULL;
-    c->n_misses = 0;
+    kd_losses_destroy(&c->total);
+    free(c);
 }

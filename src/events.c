@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The ring buffer's consumer: syscall, trigger and long poll events. */
+
 #include "events.h"
 
 #include <bpf/libbpf.h>

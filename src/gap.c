@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Long poll intervals decoded into the parts their time splits into. */
+
 #include "gap.h"
 
 #include <stdlib.h>
@@ -86,7 +88,7 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
     gap->index = index;
     gap->pid = ev->pid;
     gap->tid = ev->head.tid;
-    memcpy(gap->name, ev->comm, KD_COMM_LEN);
+    kd_fixed_cstr(gap->name, ev->comm, sizeof ev->comm);
     gap->start_ns = ev->start_ns;
     gap->end_ns = ev->head.ts > ev->start_ns ? ev->head.ts : ev->start_ns;
     gap->start_wall = kd_gap_wall(gap->start_ns, mono_to_wall_ns);

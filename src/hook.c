@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Triggers checked against the target and the kernel, then attached. */
+
 #include "hook.h"
 
 #include <bcc/bcc_syms.h>
@@ -16,12 +18,11 @@
 
 #include "util.h"
 
-/* The tracefs directory, wherever it is mounted. */
-static const char *
-kd_tracefs(void)
+const char *
+kd_hook_tracefs(void)
 {
-    return kd_path_exists("/sys/kernel/tracing/events")
-           ? "/sys/kernel/tracing" : "/sys/kernel/debug/tracing";
+    return kd_path_exists(KD_TRACEFS_DIR "/events")
+           ? KD_TRACEFS_DIR : KD_DEBUGFS_DIR "/tracing";
 }
 
 /* bcc_usdt_foreach() takes a callback with no argument of ours: it
@@ -215,7 +216,7 @@ kd_hook_prepare_trace(struct kd_hook *h, char **error)
     const struct kd_trigger *t = h->trigger;
     char path[512];
 
-    snprintf(path, sizeof path, "%s/events/%s/%s/id", kd_tracefs(),
+    snprintf(path, sizeof path, "%s/events/%s/%s/id", kd_hook_tracefs(),
              t->system, t->event);
     if (!kd_path_exists(path)) {
         *error = kd_xasprintf("No tracepoint '%s:%s' in this kernel (no "
@@ -239,7 +240,7 @@ kd_kernel_function_traceable(const char *func, char **module)
         *module = NULL;
     }
     snprintf(path, sizeof path, "%s/available_filter_functions",
-             kd_tracefs());
+             kd_hook_tracefs());
     f = fopen(path, "re");
     if (!f) {
         return true;
@@ -264,7 +265,7 @@ kd_hook_kprobes_available(void)
 {
     char path[512];
 
-    snprintf(path, sizeof path, "%s/kprobe_events", kd_tracefs());
+    snprintf(path, sizeof path, "%s/kprobe_events", kd_hook_tracefs());
     return kd_path_exists("/sys/bus/event_source/devices/kprobe")
            || kd_path_exists(path);
 }

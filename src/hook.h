@@ -50,6 +50,15 @@ int kd_hook_attach(struct kd_hook *, struct kd_program *,
 
 void kd_hook_close(struct kd_hook *);
 
+/* Where tracefs and debugfs belong (kd_host_mount_tracefs() mounts them
+ * there when they are not). */
+#define KD_TRACEFS_DIR "/sys/kernel/tracing"
+#define KD_DEBUGFS_DIR "/sys/kernel/debug"
+
+/* The tracefs directory, wherever it is mounted: KD_TRACEFS_DIR, else its
+ * place under debugfs (kernels before 4.1, or a failed mount). */
+const char *kd_hook_tracefs(void);
+
 /* Whether this kernel has kprobes (a kprobe PMU, or kprobe_events in
  * tracefs). */
 bool kd_hook_kprobes_available(void);

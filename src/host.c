@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The host: mounts, stale probe events, headers, --version's findings. */
+
 #include "host.h"
 
 #include <bcc/bcc_version.h>
@@ -64,8 +66,8 @@ kd_mount_if_missing(const char *type, const char *dir)
 void
 kd_host_mount_tracefs(void)
 {
-    kd_mount_if_missing("debugfs", "/sys/kernel/debug");
-    kd_mount_if_missing("tracefs", "/sys/kernel/tracing");
+    kd_mount_if_missing("debugfs", KD_DEBUGFS_DIR);
+    kd_mount_if_missing("tracefs", KD_TRACEFS_DIR);
 }
 
 /* Removes the stale events of ours from tracefs file 'path'. */
@@ -120,14 +122,14 @@ kd_cleanup_probe_file(const char *path)
 int
 kd_host_cleanup_stale_probes(void)
 {
-    static const char *const files[] = {
-        "/sys/kernel/tracing/uprobe_events",
-        "/sys/kernel/tracing/kprobe_events",
-    };
+    static const char *const files[] = { "uprobe_events", "kprobe_events" };
     int removed = 0;
 
     for (size_t i = 0; i < KD_ARRAY_SIZE(files); i++) {
-        removed += kd_cleanup_probe_file(files[i]);
+        char *path = kd_xasprintf("%s/%s", kd_hook_tracefs(), files[i]);
+
+        removed += kd_cleanup_probe_file(path);
+        free(path);
     }
     return removed;
 }

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* JSON writing: escaped strings, keys, numbers, booleans, separators. */
+
 #include "json.h"
 
 #include <inttypes.h>

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Where the eBPF program finds kernel fields: BTF, or kernel headers. */
+
 #include "layout.h"
 
 #include <bpf/btf.h>

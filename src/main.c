@@ -123,7 +123,7 @@ kd_list_probes(const struct kd_output *output, unsigned int tgid)
  * the samples.  Returns the exit status. */
 static int
 kd_trace(const struct kd_options *options, const struct kd_output *output,
-         unsigned int tgid, struct kd_capture *capture,
+         unsigned int tgid, struct kd_capture **capture,
          struct kd_trigger trigger[2], struct kd_hook hooks[2])
 {
     const char *triggers[2] = { options->start_trigger,
@@ -159,7 +159,7 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
     }
     if (!status) {
         struct kd_sampler sampler = {
-            .capture = capture,
+            .capture = *capture,
             .options = options,
             .output = output,
             .filter = &filter,
@@ -180,7 +180,7 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
 static int
 kd_run(struct kd_options *options)
 {
-    struct kd_capture capture = { .prog = KD_PROGRAM_INITIALIZER };
+    struct kd_capture *capture = NULL;
     struct kd_trigger triggers[2];
     struct kd_output output;
     struct kd_hook hooks[2];
@@ -209,7 +209,7 @@ kd_run(struct kd_options *options)
     /* The capture before the hooks, which hold their triggers: it holds
      * links to their probes. */
     fflush(stdout);
-    kd_capture_close(&capture);
+    kd_capture_close(capture);
     for (int i = 0; i < 2; i++) {
         kd_hook_close(&hooks[i]);
         kd_trigger_destroy(&triggers[i]);

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* eBPF maps read, emptied and summed in bulk (batch ops, or one by one). */
+
 #include "maps.h"
 
 #include <bcc/libbpf.h>

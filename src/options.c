@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The command line, parsed as the reference does, and what it needs. */
+
 #include "options.h"
 
 #include <ctype.h>
@@ -40,144 +42,221 @@ const struct kd_options kd_options_defaults = {
     .long_poll_ns = KD_LONG_POLL_DEFAULT_NS,
 };
 
-/* The options, in the reference's order, then ours.  ARG is NONE,
- * REQUIRED or OPTIONAL (the reference's nargs="?", which takes the next
- * word when it does not look like an option).  REF is true for the
- * reference's own options. */
-#define KD_OPTIONS                                                      \
-    KD_OPTION(HELP, 'h', "help", NONE, NULL, true)                      \
-    KD_OPTION(DEBUG, 'D', "debug", OPTIONAL, "DEBUG", true)             \
-    KD_OPTION(PID, 'p', "pid", REQUIRED, "VSWITCHD_PID", true)          \
-    KD_OPTION(SYSCALL_EVENTS, 's', "syscall-events", OPTIONAL,          \
-              "DURATION_NS", true)                                      \
-    KD_OPTION(BUFFER_PAGE_COUNT, 0, "buffer-page-count", REQUIRED,      \
-              "NUMBER", true)                                           \
-    KD_OPTION(SAMPLE_COUNT, 0, "sample-count", REQUIRED, "RUNS", true)  \
-    KD_OPTION(SAMPLE_INTERVAL, 0, "sample-interval", REQUIRED,          \
-              "SECONDS", true)                                          \
-    KD_OPTION(SAMPLE_TIME, 0, "sample-time", REQUIRED, "SECONDS", true) \
-    KD_OPTION(SKIP_SYSCALL_POLL_EVENTS, 0, "skip-syscall-poll-events", NONE, \
-              NULL, true)                                               \
-    KD_OPTION(SKIP_UPCALL_STATS, 0, "skip-upcall-stats", NONE,          \
-              NULL, true)                                               \
-    KD_OPTION(STACK_TRACE_SIZE, 0, "stack-trace-size", REQUIRED,        \
-              "STACK_TRACE_SIZE", true)                                 \
-    KD_OPTION(START_TRIGGER, 0, "start-trigger", REQUIRED,              \
-              "TRIGGER", true)                                          \
-    KD_OPTION(STOP_TRIGGER, 0, "stop-trigger", REQUIRED,                \
-              "TRIGGER", true)                                          \
-    KD_OPTION(TRIGGER_DELTA, 0, "trigger-delta", OPTIONAL,              \
-              "DURATION_NS", true)                                      \
-    KD_OPTION(MAX_THREADS, 0, "max-threads", REQUIRED, "NUMBER", false) \
-    KD_OPTION(THREAD, 0, "thread", REQUIRED, "REGEX", false)            \
-    KD_OPTION(TID, 0, "tid", REQUIRED, "TID[,TID...]", false)           \
-    KD_OPTION(SUMMARY, 0, "summary", NONE, NULL, false)                 \
-    KD_OPTION(HISTOGRAM, 0, "histogram", NONE, NULL, false)             \
-    KD_OPTION(JSON, 0, "json", NONE, NULL, false)                       \
-    KD_OPTION(LIST_PROBES, 0, "list-probes", NONE, NULL, false)         \
-    KD_OPTION(LONG_POLL_EVENTS, 0, "long-poll-events", OPTIONAL,        \
-              "DURATION_NS", false)                                     \
-    KD_OPTION(VERSION, 0, "version", NONE, NULL, false)
-
-enum kd_option_id {
-#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR, REF) KD_OPT_##ID,
-    KD_OPTIONS
-#undef KD_OPTION
-    KD_N_OPTIONS
-};
-
 enum kd_option_arg {
     KD_ARG_NONE,
     KD_ARG_REQUIRED,
-    KD_ARG_OPTIONAL,
+    KD_ARG_OPTIONAL,            /* The reference's nargs="?": takes the next
+                                 * word when it does not look like an
+                                 * option. */
 };
 
+struct kd_option_def;
+
+/* Takes the value 'arg' (NULL if there is none) of option 'def' into 'o'.
+ * Returns -1 to go on, else the exit status (0 after --help, 2 after a
+ * usage error, reported on 'err'). */
+typedef int kd_option_apply_fn(struct kd_options *o,
+                               const struct kd_option_def *def,
+                               const char *arg, FILE *out, FILE *err);
+
+/* One option.  Giving it sets the bool 'flag' of struct kd_options when
+ * 'sets_flag', then calls 'apply' (if any) on its value. */
 struct kd_option_def {
-    enum kd_option_id id;
-    char short_name;
+    char short_name;            /* 0 if none. */
     const char *long_name;
     enum kd_option_arg arg;
     const char *metavar;
-    bool ref;               /* One of the reference's options. */
+    bool ref;                   /* One of the reference's options. */
+    const char *help;           /* --help's text, its lines as shown. */
+
+    kd_option_apply_fn *apply;
+    size_t field;               /* Offset of apply's field in kd_options. */
+    uint64_t min, max;          /* Range of an integer value. */
+    double min_seconds;         /* Least value in seconds. */
+    uint64_t bare;              /* Value when an OPTIONAL one is missing. */
+    bool sets_flag;
+    size_t flag;                /* Offset of the bool it sets. */
+
+    /* Shapes samples: not with an option that has 'no_samples'
+     * (--long-poll-events), as argparse's mutually exclusive groups. */
+    bool samples;
+    bool no_samples;
 };
 
+static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
+    kd_apply_uint, kd_apply_pages, kd_apply_duration_ns, kd_apply_seconds,
+    kd_apply_string, kd_apply_thread, kd_apply_tids;
+
+/* The offset of member F of struct kd_options, which must be of type T. */
+#define KD_FIELD(F, T)                                                  \
+    (offsetof(struct kd_options, F)                                     \
+     + 0 * sizeof(_Generic(((struct kd_options *) 0)->F, T: 1)))
+
+/* How an option's value is taken, and where. */
+#define KD_UINT(F, MIN, MAX)                                            \
+    .apply = kd_apply_uint, .field = KD_FIELD(F, unsigned int),         \
+    .min = (MIN), .max = (MAX)
+#define KD_DURATION_NS(F, BARE)                                         \
+    .apply = kd_apply_duration_ns, .field = KD_FIELD(F, uint64_t),      \
+    .max = UINT64_MAX / 2, .bare = (BARE)
+#define KD_SECONDS(F, MIN)                                              \
+    .apply = kd_apply_seconds, .field = KD_FIELD(F, double),            \
+    .min_seconds = (MIN)
+#define KD_STRING(F)                                                    \
+    .apply = kd_apply_string, .field = KD_FIELD(F, const char *)
+#define KD_SETS(F) .sets_flag = true, .flag = KD_FIELD(F, bool)
+
+/* The options, in the reference's order, then ours: from this table come
+ * the parsing, the usage and --help. */
 static const struct kd_option_def kd_option_defs[] = {
-#define KD_OPTION(ID, SHORT, LONG, ARG, METAVAR, REF) \
-    { KD_OPT_##ID, SHORT, LONG, KD_ARG_##ARG, METAVAR, REF },
-    KD_OPTIONS
-#undef KD_OPTION
+    {
+        .short_name = 'h', .long_name = "help", .ref = true,
+        .apply = kd_apply_help,
+        .help = "show this help message and exit",
+    }, {
+        .short_name = 'D', .long_name = "debug", .ref = true,
+        .arg = KD_ARG_OPTIONAL, .metavar = "DEBUG",
+        .apply = kd_apply_debug, .field = KD_FIELD(debug, unsigned int),
+        .max = 0xff, .bare = 0x3f,
+        .help = "Enable eBPF debugging",
+    }, {
+        .short_name = 'p', .long_name = "pid", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "VSWITCHD_PID",
+        KD_UINT(pid, 0, KD_MAX_PID),
+        .help = "ovs-vswitch's PID",
+    }, {
+        .short_name = 's', .long_name = "syscall-events", .ref = true,
+        .arg = KD_ARG_OPTIONAL, .metavar = "DURATION_NS",
+        KD_DURATION_NS(syscall_events_ns, 0), KD_SETS(syscall_events),
+        .samples = true,
+        .help = "Record syscall events that take longer than\n"
+                "DURATION_NS. Omit the duration value to record all\n"
+                "syscall events",
+    }, {
+        .long_name = "buffer-page-count", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "NUMBER",
+        .apply = kd_apply_pages,
+        .field = KD_FIELD(buffer_page_count, unsigned int),
+        .max = KD_MAX_PAGE_COUNT,
+        .help = "Number of BPF ring buffer pages, default 1024",
+    }, {
+        .long_name = "sample-count", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "RUNS",
+        KD_UINT(sample_count, 1, KD_MAX_SAMPLE_COUNT),
+        KD_SETS(sample_count_set),
+        .help = "Number of sample runs, default 1",
+    }, {
+        .long_name = "sample-interval", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "SECONDS",
+        KD_SECONDS(sample_interval, 0), .samples = true,
+        .help = "Delay between sample runs, default 0",
+    }, {
+        .long_name = "sample-time", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "SECONDS",
+        KD_SECONDS(sample_time, 1e-9), .samples = true,
+        .help = "Sample time, default 0.5 seconds",
+    }, {
+        .long_name = "skip-syscall-poll-events", .ref = true,
+        KD_SETS(skip_syscall_poll_events), .samples = true,
+        .help = "Skip poll() syscalls with --syscall-events",
+    }, {
+        .long_name = "skip-upcall-stats", .ref = true,
+        KD_SETS(skip_upcall_stats),
+        .help = "Skip the collection of upcall statistics",
+    }, {
+        .long_name = "stack-trace-size", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "STACK_TRACE_SIZE",
+        KD_UINT(stack_trace_size, 0, KD_MAX_STACK_TRACES),
+        .help = "Number of unique stack traces that can be recorded,\n"
+                "default 4096. 0 to disable",
+    }, {
+        .long_name = "start-trigger", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "TRIGGER",
+        KD_STRING(start_trigger), .samples = true,
+        .help = "Start trigger, see documentation for details",
+    }, {
+        .long_name = "stop-trigger", .ref = true,
+        .arg = KD_ARG_REQUIRED, .metavar = "TRIGGER",
+        KD_STRING(stop_trigger), .samples = true,
+        .help = "Stop trigger, see documentation for details",
+    }, {
+        .long_name = "trigger-delta", .ref = true,
+        .arg = KD_ARG_OPTIONAL, .metavar = "DURATION_NS",
+        KD_DURATION_NS(trigger_delta, 0), .samples = true,
+        .help = "Only report event when the trigger duration >\n"
+                "DURATION_NS, default 0 (all events)",
+    }, {
+        .long_name = "max-threads",
+        .arg = KD_ARG_REQUIRED, .metavar = "NUMBER",
+        KD_UINT(max_threads, KD_MIN_MAX_THREADS, KD_MAX_MAX_THREADS),
+        .help = "Size the eBPF maps for NUMBER threads (64 to\n"
+                "1048576), default 8192; see kernel_delay(8)",
+    }, {
+        .long_name = "thread",
+        .arg = KD_ARG_REQUIRED, .metavar = "REGEX",
+        .apply = kd_apply_thread,
+        .field = KD_FIELD(thread_regex, const char *),
+        .help = "Report only threads whose name matches REGEX\n"
+                "(POSIX extended), or that --tid lists",
+    }, {
+        .long_name = "tid",
+        .arg = KD_ARG_REQUIRED, .metavar = "TID[,TID...]",
+        .apply = kd_apply_tids, .min = 1, .max = KD_MAX_PID,
+        .help = "Report only these threads, or those --thread\n"
+                "matches",
+    }, {
+        .long_name = "summary",
+        KD_SETS(summary), .samples = true,
+        .help = "After each sample, one table of where each\n"
+                "thread's time went, worst run-queue wait first",
+    }, {
+        .long_name = "histogram",
+        KD_SETS(histogram), .samples = true,
+        .help = "Log2 histograms of syscall latency, run-queue\n"
+                "wait and time on CPU, per thread",
+    }, {
+        .long_name = "json",
+        KD_SETS(json),
+        .help = "One JSON object per sample (JSON Lines) instead\n"
+                "of the text report; see kernel_delay(8)",
+    }, {
+        .long_name = "list-probes",
+        KD_SETS(list_probes),
+        .help = "List the target's USDT probes and exit",
+    }, {
+        .long_name = "long-poll-events",
+        .arg = KD_ARG_OPTIONAL, .metavar = "DURATION_NS",
+        KD_DURATION_NS(long_poll_ns, KD_LONG_POLL_DEFAULT_NS),
+        KD_SETS(long_poll), .no_samples = true,
+        .help = "Stay attached and explain, as it ends, every gap\n"
+                "between two poll() calls of a thread longer than\n"
+                "DURATION_NS (default 1000000000): where the time\n"
+                "went and who ran instead; see kernel_delay(8)",
+    }, {
+        .long_name = "version",
+        .apply = kd_apply_version, KD_SETS(version),
+        .help = "show the program's version, the libbcc and libbpf\n"
+                "it runs with and the kernel features it finds\n"
+                "(BTF, kprobes, ring buffer, headers), and exit",
+    },
 };
 
-static const char kd_usage[] =
-"usage: kernel_delay [-h] [-D [DEBUG]] [-p VSWITCHD_PID] [-s [DURATION_NS]]\n"
-"                    [--buffer-page-count NUMBER] [--sample-count RUNS]\n"
-"                    [--sample-interval SECONDS] [--sample-time SECONDS]\n"
-"                    [--skip-syscall-poll-events] [--skip-upcall-stats]\n"
-"                    [--stack-trace-size STACK_TRACE_SIZE]\n"
-"                    [--start-trigger TRIGGER] [--stop-trigger TRIGGER]\n"
-"                    [--trigger-delta [DURATION_NS]] [--max-threads NUMBER]\n"
-"                    [--thread REGEX] [--tid TID[,TID...]] [--summary]\n"
-"                    [--histogram] [--json] [--list-probes]\n"
-"                    [--long-poll-events [DURATION_NS]] [--version]\n";
+#define KD_N_OPTIONS KD_ARRAY_SIZE(kd_option_defs)
 
-static const char kd_help[] =
+/* The usage and --help, laid out as Python 3.11's argparse does on an
+ * 80-column terminal. */
+#define KD_USAGE_PREFIX "usage: kernel_delay"
+#define KD_HELP_WIDTH 78            /* Columns, as argparse: 80 - 2. */
+#define KD_HELP_COLUMN 24           /* Where the options' help starts. */
+
+static const char kd_help_intro[] =
 "\n"
 "Reports, per thread of one process (by default the running ovs-vswitchd),\n"
 "what the kernel did to it over a sample: syscall counts and latencies,\n"
 "poll-to-poll gaps, time on CPU, waiting in the run queue and stopped, and\n"
 "hard and soft interrupt time.  See kernel_delay(8).\n"
 "\n"
-"options:\n"
-"  -h, --help            show this help message and exit\n"
-"  -D [DEBUG], --debug [DEBUG]\n"
-"                        Enable eBPF debugging\n"
-"  -p VSWITCHD_PID, --pid VSWITCHD_PID\n"
-"                        ovs-vswitch's PID\n"
-"  -s [DURATION_NS], --syscall-events [DURATION_NS]\n"
-"                        Record syscall events that take longer than\n"
-"                        DURATION_NS. Omit the duration value to record all\n"
-"                        syscall events\n"
-"  --buffer-page-count NUMBER\n"
-"                        Number of BPF ring buffer pages, default 1024\n"
-"  --sample-count RUNS   Number of sample runs, default 1\n"
-"  --sample-interval SECONDS\n"
-"                        Delay between sample runs, default 0\n"
-"  --sample-time SECONDS\n"
-"                        Sample time, default 0.5 seconds\n"
-"  --skip-syscall-poll-events\n"
-"                        Skip poll() syscalls with --syscall-events\n"
-"  --skip-upcall-stats   Skip the collection of upcall statistics\n"
-"  --stack-trace-size STACK_TRACE_SIZE\n"
-"                        Number of unique stack traces that can be recorded,\n"
-"                        default 4096. 0 to disable\n"
-"  --start-trigger TRIGGER\n"
-"                        Start trigger, see documentation for details\n"
-"  --stop-trigger TRIGGER\n"
-"                        Stop trigger, see documentation for details\n"
-"  --trigger-delta [DURATION_NS]\n"
-"                        Only report event when the trigger duration >\n"
-"                        DURATION_NS, default 0 (all events)\n"
-"  --max-threads NUMBER  Size the eBPF maps for NUMBER threads (64 to\n"
-"                        1048576), default 8192; see kernel_delay(8)\n"
-"  --thread REGEX        Report only threads whose name matches REGEX\n"
-"                        (POSIX extended), or that --tid lists\n"
-"  --tid TID[,TID...]    Report only these threads, or those --thread\n"
-"                        matches\n"
-"  --summary             After each sample, one table of where each\n"
-"                        thread's time went, worst run-queue wait first\n"
-"  --histogram           Log2 histograms of syscall latency, run-queue\n"
-"                        wait and time on CPU, per thread\n"
-"  --json                One JSON object per sample (JSON Lines) instead\n"
-"                        of the text report; see kernel_delay(8)\n"
-"  --list-probes         List the target's USDT probes and exit\n"
-"  --long-poll-events [DURATION_NS]\n"
-"                        Stay attached and explain, as it ends, every gap\n"
-"                        between two poll() calls of a thread longer than\n"
-"                        DURATION_NS (default 1000000000): where the time\n"
-"                        went and who ran instead; see kernel_delay(8)\n"
-"  --version             show the program's version, the libbcc and libbpf\n"
-"                        it runs with and the kernel features it finds\n"
-"                        (BTF, kprobes, ring buffer, headers), and exit\n";
+"options:\n";
 
 struct kd_needs
 kd_options_needs(const struct kd_options *o)
@@ -189,6 +268,7 @@ kd_options_needs(const struct kd_options *o)
         .stacks = o->syscall_events && o->stack_trace_size > 0,
         .histograms = o->histogram,
         .summary = o->summary,
+        .upcalls = !o->skip_upcall_stats && !o->long_poll,
     };
 
     needs.gaps = o->long_poll;
@@ -306,6 +386,99 @@ kd_option_display(const struct kd_option_def *def, char *buf, size_t size)
     }
 }
 
+/* Option 'def' as the usage and --help show it, by its short name if
+ * 'short_name', else by its long one: "-p VSWITCHD_PID", "--debug
+ * [DEBUG]". */
+static void
+kd_put_invocation(struct kd_ds *ds, const struct kd_option_def *def,
+                  bool short_name)
+{
+    if (short_name) {
+        kd_ds_put_format(ds, "-%c", def->short_name);
+    } else {
+        kd_ds_put_format(ds, "--%s", def->long_name);
+    }
+    if (def->arg == KD_ARG_REQUIRED) {
+        kd_ds_put_format(ds, " %s", def->metavar);
+    } else if (def->arg == KD_ARG_OPTIONAL) {
+        kd_ds_put_format(ds, " [%s]", def->metavar);
+    }
+}
+
+/* "usage: kernel_delay [-h] ...": each option by its first name, the
+ * lines filled up to KD_HELP_WIDTH columns. */
+static void
+kd_put_usage(FILE *stream)
+{
+    const size_t indent = strlen(KD_USAGE_PREFIX);
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    size_t line = indent;
+
+    kd_ds_put_cstr(&ds, KD_USAGE_PREFIX);
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        const struct kd_option_def *def = &kd_option_defs[i];
+        struct kd_ds part = KD_DS_EMPTY_INITIALIZER;
+
+        kd_ds_put_char(&part, '[');
+        kd_put_invocation(&part, def, def->short_name);
+        kd_ds_put_char(&part, ']');
+        if (line + 1 + part.length > KD_HELP_WIDTH) {
+            kd_ds_put_char(&ds, '\n');
+            kd_ds_put_char_multiple(&ds, ' ', indent);
+            line = indent;
+        }
+        kd_ds_put_format(&ds, " %s", kd_ds_cstr(&part));
+        line += 1 + part.length;
+        kd_ds_destroy(&part);
+    }
+    kd_ds_put_char(&ds, '\n');
+    fputs(kd_ds_cstr(&ds), stream);
+    kd_ds_destroy(&ds);
+}
+
+/* --help: the usage, what the program does, then each option with its
+ * help from column KD_HELP_COLUMN, on the option's line if it fits. */
+static void
+kd_put_help(FILE *stream)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_put_usage(stream);
+    kd_ds_put_cstr(&ds, kd_help_intro);
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        const struct kd_option_def *def = &kd_option_defs[i];
+        size_t start = ds.length;
+        const char *help = def->help;
+
+        kd_ds_put_cstr(&ds, "  ");
+        if (def->short_name) {
+            kd_put_invocation(&ds, def, true);
+            kd_ds_put_cstr(&ds, ", ");
+        }
+        kd_put_invocation(&ds, def, false);
+        if (ds.length - start <= KD_HELP_COLUMN - 2) {
+            kd_ds_put_char_multiple(&ds, ' ',
+                                    KD_HELP_COLUMN - (ds.length - start));
+        } else {
+            kd_ds_put_char(&ds, '\n');
+            kd_ds_put_char_multiple(&ds, ' ', KD_HELP_COLUMN);
+        }
+        for (;;) {
+            size_t len = strcspn(help, "\n");
+
+            kd_ds_put_buffer(&ds, help, len);
+            kd_ds_put_char(&ds, '\n');
+            if (!help[len]) {
+                break;
+            }
+            help += len + 1;
+            kd_ds_put_char_multiple(&ds, ' ', KD_HELP_COLUMN);
+        }
+    }
+    fputs(kd_ds_cstr(&ds), stream);
+    kd_ds_destroy(&ds);
+}
+
 static int
 kd_usage_error(FILE *err, const char *format, ...)
     KD_PRINTF_FORMAT(2, 3);
@@ -315,7 +488,7 @@ kd_usage_error(FILE *err, const char *format, ...)
 {
     va_list args;
 
-    fputs(kd_usage, err);
+    kd_put_usage(err);
     fputs("kernel_delay: error: ", err);
     va_start(args, format);
     vfprintf(err, format, args);
@@ -383,13 +556,20 @@ kd_get_seconds(FILE *err, const struct kd_option_def *def, const char *arg,
     }
 }
 
+/* Where option 'def' keeps its value in 'o'. */
+static void *
+kd_option_field(struct kd_options *o, const struct kd_option_def *def)
+{
+    return (char *) o + def->field;
+}
+
 /* -D [DEBUG]: without a value, 0x3f; with one, a number up to 0xff, as
  * the reference's argparse takes it. */
 static int
-kd_option_debug(struct kd_options *o, const struct kd_option_def *def,
-                const char *arg, FILE *err)
+kd_apply_debug(struct kd_options *o, const struct kd_option_def *def,
+               const char *arg, FILE *out KD_UNUSED, FILE *err)
 {
-    uint64_t u = 0x3f;
+    uint64_t u = def->bare;
     int status = -1;
 
     if (arg && kd_parse_u64(arg, 0, UINT64_MAX, &u) == EINVAL) {
@@ -399,9 +579,9 @@ kd_option_debug(struct kd_options *o, const struct kd_option_def *def,
         return kd_arg_error(err, def, why);
     }
     if (arg) {
-        status = kd_get_uint(err, def, arg, 0, 0xff, &u);
+        status = kd_get_uint(err, def, arg, def->min, def->max, &u);
     }
-    o->debug = u;
+    *(unsigned int *) kd_option_field(o, def) = u;
     return status;
 }
 
@@ -472,8 +652,8 @@ kd_regex_repeats_repetition(const char *re)
 /* --thread REGEX: a POSIX extended regular expression, checked here so
  * that a bad one is a usage error. */
 static int
-kd_option_thread(struct kd_options *o, const struct kd_option_def *def,
-                 const char *arg, FILE *err)
+kd_apply_thread(struct kd_options *o, const struct kd_option_def *def,
+                const char *arg, FILE *out KD_UNUSED, FILE *err)
 {
     regex_t re;
     int rc;
@@ -492,36 +672,14 @@ kd_option_thread(struct kd_options *o, const struct kd_option_def *def,
         return kd_arg_error(err, def, why);
     }
     regfree(&re);
-    o->thread_regex = arg;
+    *(const char **) kd_option_field(o, def) = arg;
     return -1;
-}
-
-/* The field of flag option 'id' (one that takes no value). */
-static bool *
-kd_option_flag(struct kd_options *o, int id)
-{
-    switch (id) {
-    case KD_OPT_SKIP_SYSCALL_POLL_EVENTS:
-        return &o->skip_syscall_poll_events;
-    case KD_OPT_SKIP_UPCALL_STATS:
-        return &o->skip_upcall_stats;
-    case KD_OPT_SUMMARY:
-        return &o->summary;
-    case KD_OPT_HISTOGRAM:
-        return &o->histogram;
-    case KD_OPT_JSON:
-        return &o->json;
-    case KD_OPT_LIST_PROBES:
-        return &o->list_probes;
-    default:
-        abort();
-    }
 }
 
 /* "--tid 1,2,3": each a thread id; the list replaces an earlier one. */
 static int
-kd_parse_tids(struct kd_options *o, const struct kd_option_def *def,
-              const char *arg, FILE *err)
+kd_apply_tids(struct kd_options *o, const struct kd_option_def *def,
+              const char *arg, FILE *out KD_UNUSED, FILE *err)
 {
     char *copy = kd_xstrdup(arg);
     char *save = NULL;
@@ -546,7 +704,7 @@ kd_parse_tids(struct kd_options *o, const struct kd_option_def *def,
             status = kd_arg_error(err, def, why);
             goto out;
         }
-        status = kd_get_uint(err, def, t, 1, KD_MAX_PID, &u);
+        status = kd_get_uint(err, def, t, def->min, def->max, &u);
         if (status >= 0) {
             goto out;
         }
@@ -573,95 +731,88 @@ kd_options_destroy(struct kd_options *o)
 }
 
 static int
+kd_apply_help(struct kd_options *o KD_UNUSED,
+              const struct kd_option_def *def KD_UNUSED,
+              const char *arg KD_UNUSED, FILE *out, FILE *err KD_UNUSED)
+{
+    kd_put_help(out);
+    return 0;
+}
+
+static int
+kd_apply_version(struct kd_options *o KD_UNUSED,
+                 const struct kd_option_def *def KD_UNUSED,
+                 const char *arg KD_UNUSED, FILE *out,
+                 FILE *err KD_UNUSED)
+{
+    fprintf(out, "kernel_delay %s\n", KD_VERSION);
+    return 0;
+}
+
+/* An unsigned int within [def->min, def->max]. */
+static int
+kd_apply_uint(struct kd_options *o, const struct kd_option_def *def,
+              const char *arg, FILE *out KD_UNUSED, FILE *err)
+{
+    uint64_t u = 0;
+    int status = kd_get_uint(err, def, arg, def->min, def->max, &u);
+
+    *(unsigned int *) kd_option_field(o, def) = u;
+    return status;
+}
+
+/* A page count, rounded up to a power of two as the reference does. */
+static int
+kd_apply_pages(struct kd_options *o, const struct kd_option_def *def,
+               const char *arg, FILE *out, FILE *err)
+{
+    int status = kd_apply_uint(o, def, arg, out, err);
+    unsigned int *pages = kd_option_field(o, def);
+
+    *pages = kd_next_power_of_two(*pages);
+    return status;
+}
+
+/* A duration in nanoseconds, def->bare when the value is left out. */
+static int
+kd_apply_duration_ns(struct kd_options *o, const struct kd_option_def *def,
+                     const char *arg, FILE *out KD_UNUSED, FILE *err)
+{
+    uint64_t u = def->bare;
+    int status = -1;
+
+    if (arg) {
+        status = kd_get_uint(err, def, arg, def->min, def->max, &u);
+    }
+    *(uint64_t *) kd_option_field(o, def) = u;
+    return status;
+}
+
+static int
+kd_apply_seconds(struct kd_options *o, const struct kd_option_def *def,
+                 const char *arg, FILE *out KD_UNUSED, FILE *err)
+{
+    return kd_get_seconds(err, def, arg, def->min_seconds,
+                          kd_option_field(o, def));
+}
+
+static int
+kd_apply_string(struct kd_options *o, const struct kd_option_def *def,
+                const char *arg, FILE *out KD_UNUSED, FILE *err KD_UNUSED)
+{
+    *(const char **) kd_option_field(o, def) = arg;
+    return -1;
+}
+
+/* Option 'def' given, with value 'arg' (NULL if none). */
+static int
 kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
                 const char *arg, FILE *out, FILE *err)
 {
-    uint64_t u = 0;
-    int status = -1;
-
-    switch (def->id) {
-    case KD_OPT_HELP:
-        fputs(kd_usage, out);
-        fputs(kd_help, out);
-        return 0;
-    case KD_OPT_VERSION:
-        fprintf(out, "kernel_delay %s\n", KD_VERSION);
-        o->version = true;
-        return 0;
-    case KD_OPT_DEBUG:
-        return kd_option_debug(o, def, arg, err);
-    case KD_OPT_PID:
-        status = kd_get_uint(err, def, arg, 0, KD_MAX_PID, &u);
-        o->pid = u;
-        break;
-    case KD_OPT_SYSCALL_EVENTS:
-        if (arg) {
-            status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
-        }
-        o->syscall_events = true;
-        o->syscall_events_ns = u;
-        break;
-    case KD_OPT_BUFFER_PAGE_COUNT:
-        status = kd_get_uint(err, def, arg, 0, KD_MAX_PAGE_COUNT, &u);
-        o->buffer_page_count = kd_next_power_of_two(u);
-        break;
-    case KD_OPT_SAMPLE_COUNT:
-        status = kd_get_uint(err, def, arg, 1, KD_MAX_SAMPLE_COUNT, &u);
-        o->sample_count = u;
-        o->sample_count_set = true;
-        break;
-    case KD_OPT_LONG_POLL_EVENTS:
-        u = KD_LONG_POLL_DEFAULT_NS;
-        if (arg) {
-            status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
-        }
-        o->long_poll = true;
-        o->long_poll_ns = u;
-        break;
-    case KD_OPT_SAMPLE_INTERVAL:
-        status = kd_get_seconds(err, def, arg, 0, &o->sample_interval);
-        break;
-    case KD_OPT_SAMPLE_TIME:
-        status = kd_get_seconds(err, def, arg, 1e-9, &o->sample_time);
-        break;
-    case KD_OPT_STACK_TRACE_SIZE:
-        status = kd_get_uint(err, def, arg, 0, KD_MAX_STACK_TRACES, &u);
-        o->stack_trace_size = u;
-        break;
-    case KD_OPT_START_TRIGGER:
-        o->start_trigger = arg;
-        break;
-    case KD_OPT_STOP_TRIGGER:
-        o->stop_trigger = arg;
-        break;
-    case KD_OPT_TRIGGER_DELTA:
-        if (arg) {
-            status = kd_get_uint(err, def, arg, 0, UINT64_MAX / 2, &u);
-        }
-        o->trigger_delta = u;
-        break;
-    case KD_OPT_THREAD:
-        return kd_option_thread(o, def, arg, err);
-    case KD_OPT_TID:
-        return kd_parse_tids(o, def, arg, err);
-    case KD_OPT_SKIP_SYSCALL_POLL_EVENTS:
-    case KD_OPT_SKIP_UPCALL_STATS:
-    case KD_OPT_SUMMARY:
-    case KD_OPT_HISTOGRAM:
-    case KD_OPT_JSON:
-    case KD_OPT_LIST_PROBES:
-        *kd_option_flag(o, def->id) = true;
-        break;
-    case KD_OPT_MAX_THREADS:
-        status = kd_get_uint(err, def, arg, KD_MIN_MAX_THREADS,
-                             KD_MAX_MAX_THREADS, &u);
-        o->max_threads = u;
-        break;
-    case KD_N_OPTIONS:
-    default:
-        abort();
+    if (def->sets_flag) {
+        *(bool *) ((char *) o + def->flag) = true;
     }
-    return status;
+    return def->apply ? def->apply(o, def, arg, out, err) : -1;
 }
 
 /* argparse's test for a negative number, which is a value, not an option:
@@ -747,6 +898,50 @@ kd_find_short(char c)
     return NULL;
 }
 
+/* The option that 'word' (which looks like one) names, and in '*arg' its
+ * value if it is attached ("--pid=1", "-p1"), else NULL.  Returns NULL
+ * when there is none, and then sets '*status' to an exit status if the
+ * name was ambiguous (reporting it). */
+static const struct kd_option_def *
+kd_find_option(const char *word, const char **arg, FILE *err, int *status)
+{
+    if (word[1] == '-') {
+        const char *name = word + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t) (eq - name) : strlen(name);
+
+        *arg = eq ? eq + 1 : NULL;
+        return kd_find_long(name, len, word, err, status);
+    }
+    *arg = word[2] ? word + 2 + (word[2] == '=') : NULL;
+    return kd_find_short(word[1]);
+}
+
+/* The value of option 'def', given at argv[*i]: '*arg' if it was attached,
+ * else the next word if the option takes one and that word does not look
+ * like an option (then '*i' moves to it).  Returns -1, or an exit status
+ * after a usage error (reported). */
+static int
+kd_option_value(const struct kd_option_def *def, int argc, char *argv[],
+                int *i, const char **arg, FILE *err)
+{
+    if (def->arg == KD_ARG_NONE && *arg) {
+        char why[128];
+
+        snprintf(why, sizeof why, "ignored explicit argument '%s'", *arg);
+        return kd_arg_error(err, def, why);
+    }
+    if (!*arg && def->arg != KD_ARG_NONE && *i + 1 < argc
+        && !kd_looks_like_option(argv[*i + 1])
+        && strcmp(argv[*i + 1], "--")) {
+        *arg = argv[++*i];
+    }
+    if (!*arg && def->arg == KD_ARG_REQUIRED) {
+        return kd_arg_error(err, def, "expected one argument");
+    }
+    return -1;
+}
+
 /* Like argparse, words that are no option, or no option's value, are
  * collected and reported together once all options are parsed. */
 static void
@@ -755,38 +950,35 @@ kd_add_extra(struct kd_ds *extras, const char *word)
     kd_ds_put_format(extras, "%s%s", extras->length ? " " : "", word);
 }
 
-/* The options that --long-poll-events excludes: they shape samples,
- * which that mode has none of. */
-static const enum kd_option_id kd_long_poll_conflicts[] = {
-    KD_OPT_SYSCALL_EVENTS, KD_OPT_SAMPLE_INTERVAL, KD_OPT_SAMPLE_TIME,
-    KD_OPT_SKIP_SYSCALL_POLL_EVENTS, KD_OPT_START_TRIGGER,
-    KD_OPT_STOP_TRIGGER, KD_OPT_TRIGGER_DELTA, KD_OPT_SUMMARY,
-    KD_OPT_HISTOGRAM,
-};
-
-/* As argparse reports two options of a mutually exclusive group: the one
- * given later, "not allowed with" the one given first.  'given_at' holds
- * each option's position on the command line, 0 when it is not given. */
+/* As argparse reports two options of a mutually exclusive group: an
+ * option that shapes samples and one for which there are none
+ * (--long-poll-events); the one given later, "not allowed with" the one
+ * given first.  'given_at' holds each option's position on the command
+ * line, 0 when it is not given. */
 static int
 kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
 {
-    int lp = given_at[KD_OPT_LONG_POLL_EVENTS];
+    size_t none = KD_N_OPTIONS;
 
-    if (!lp) {
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        if (kd_option_defs[i].no_samples && given_at[i]) {
+            none = i;
+            break;
+        }
+    }
+    if (none == KD_N_OPTIONS) {
         return -1;
     }
-    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_long_poll_conflicts); i++) {
-        enum kd_option_id id = kd_long_poll_conflicts[i];
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        bool earlier = given_at[i] < given_at[none];
         const struct kd_option_def *first, *later;
         char name[64], why[96];
 
-        if (!given_at[id]) {
+        if (!kd_option_defs[i].samples || !given_at[i]) {
             continue;
         }
-        first = &kd_option_defs[given_at[id] < lp
-                                ? id : KD_OPT_LONG_POLL_EVENTS];
-        later = &kd_option_defs[given_at[id] < lp
-                                ? KD_OPT_LONG_POLL_EVENTS : id];
+        first = &kd_option_defs[earlier ? i : none];
+        later = &kd_option_defs[earlier ? none : i];
         kd_option_display(first, name, sizeof name);
         snprintf(why, sizeof why, "not allowed with argument %s", name);
         return kd_arg_error(err, later, why);
@@ -804,10 +996,9 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
 
     *options = kd_options_defaults;
     for (int i = 1; i < argc && status < 0; i++) {
-        const struct kd_option_def *def = NULL;
+        const struct kd_option_def *def;
         const char *word = argv[i];
-        const char *arg = NULL;
-        bool attached = false;
+        const char *arg;
 
         if (!strcmp(word, "--")) {
             while (++i < argc) {
@@ -817,48 +1008,20 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
         } else if (!kd_looks_like_option(word)) {
             kd_add_extra(&extras, word);
             continue;
-        } else if (word[1] == '-') {
-            const char *name = word + 2;
-            const char *eq = strchr(name, '=');
-            size_t len = eq ? (size_t) (eq - name) : strlen(name);
-
-            def = kd_find_long(name, len, word, err, &status);
-            if (eq) {
-                arg = eq + 1;
-                attached = true;
-            }
-        } else {
-            def = kd_find_short(word[1]);
-            if (word[2]) {
-                arg = word + 2 + (word[2] == '=');
-                attached = true;
-            }
         }
+        def = kd_find_option(word, &arg, err, &status);
         if (status >= 0) {
             break;
         } else if (!def) {
             kd_add_extra(&extras, word);
             continue;
         }
-
-        if (def->arg == KD_ARG_NONE && attached) {
-            char why[128];
-
-            snprintf(why, sizeof why, "ignored explicit argument '%s'", arg);
-            status = kd_arg_error(err, def, why);
+        status = kd_option_value(def, argc, argv, &i, &arg, err);
+        if (status >= 0) {
             break;
         }
-        if (!attached && def->arg != KD_ARG_NONE && i + 1 < argc
-            && !kd_looks_like_option(argv[i + 1])
-            && strcmp(argv[i + 1], "--")) {
-            arg = argv[++i];
-        }
-        if (!arg && def->arg == KD_ARG_REQUIRED) {
-            status = kd_arg_error(err, def, "expected one argument");
-            break;
-        }
-        if (!given_at[def->id]) {
-            given_at[def->id] = i;
+        if (!given_at[def - kd_option_defs]) {
+            given_at[def - kd_option_defs] = i;
         }
         status = kd_option_apply(options, def, arg, out, err);
     }

@@ -87,6 +87,10 @@ struct kd_needs {
     bool gaps;              /* --long-poll-events. */
     bool ran;               /* Who ran instead, per sample (--summary,
                              * --json). */
+    bool upcalls;           /* Upcall statistics (not with
+                             * --skip-upcall-stats, nor
+                             * --long-poll-events), if the kernel can
+                             * trace ovs_dp_upcall(). */
 };
 
 struct kd_needs kd_options_needs(const struct kd_options *);

@@ -115,12 +115,12 @@ kd_output_text_exited(const struct kd_output *o, unsigned int tgid,
 
 static void
 kd_output_text_final(const struct kd_output *o,
-                     const uint64_t counters[KD_N_COUNTERS],
+                     const struct kd_losses *total,
                      unsigned int sample_count)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_text_final(&ds, counters, sample_count);
+    kd_render_text_final(&ds, total, sample_count);
     kd_output_write(o, &ds);
 }
 
@@ -136,12 +136,12 @@ kd_output_text_watch_start(const struct kd_output *o, uint64_t threshold_ns)
 
 static void
 kd_output_text_long_poll(const struct kd_output *o, const struct kd_gap *gap,
-                         const struct kd_snapshot *warnings)
+                         const struct kd_losses *total)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     /* The warnings come at the end of the watch. */
-    (void) warnings;
+    (void) total;
     kd_render_text_gap(&ds, gap);
     kd_output_write(o, &ds);
 }
@@ -153,13 +153,13 @@ kd_output_text_watch_stop(const struct kd_output *o)
 }
 
 static void
-kd_output_text_watch_end(const struct kd_output *o,
-                         const struct kd_snapshot *warnings,
+kd_output_text_watch_end(const struct kd_output *o, unsigned int tgid,
+                         const struct kd_losses *total,
                          unsigned int reported, bool target_exited)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_text_watch_end(&ds, warnings, reported, target_exited);
+    kd_render_text_watch_end(&ds, tgid, total, reported, target_exited);
     kd_output_write(o, &ds);
 }
 
@@ -210,11 +210,11 @@ kd_output_json_exited(const struct kd_output *o, unsigned int tgid,
 
 static void
 kd_output_json_final(const struct kd_output *o,
-                     const uint64_t counters[KD_N_COUNTERS],
+                     const struct kd_losses *total,
                      unsigned int sample_count)
 {
     (void) o;
-    (void) counters;
+    (void) total;
     (void) sample_count;
 }
 
@@ -227,11 +227,11 @@ kd_output_json_watch_start(const struct kd_output *o, uint64_t threshold_ns)
 
 static void
 kd_output_json_long_poll(const struct kd_output *o, const struct kd_gap *gap,
-                         const struct kd_snapshot *warnings)
+                         const struct kd_losses *total)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_gap(&ds, gap, warnings);
+    kd_render_json_gap(&ds, gap, total);
     kd_output_write(o, &ds);
 }
 
@@ -242,13 +242,13 @@ kd_output_json_watch_stop(const struct kd_output *o)
 }
 
 static void
-kd_output_json_watch_end(const struct kd_output *o,
-                         const struct kd_snapshot *warnings,
+kd_output_json_watch_end(const struct kd_output *o, unsigned int tgid,
+                         const struct kd_losses *total,
                          unsigned int reported, bool target_exited)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_watch_end(&ds, warnings, reported, target_exited);
+    kd_render_json_watch_end(&ds, tgid, total, reported, target_exited);
     kd_output_write(o, &ds);
 }
 

@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kd_abi.h"
 #include "util.h"
 
 struct kd_gap;
+struct kd_losses;
 struct kd_options;
 struct kd_snapshot;
 struct kd_window;
@@ -55,10 +55,9 @@ struct kd_output {
      * ('waiting'), or during the sample just reported. */
     void (*exited)(const struct kd_output *, unsigned int tgid, bool waiting);
 
-    /* After the last sample: the program's 'counters', when
-     * 'sample_count' samples were asked for. */
-    void (*final)(const struct kd_output *,
-                  const uint64_t counters[KD_N_COUNTERS],
+    /* After the last sample: what the capture lost since the start,
+     * 'total', when 'sample_count' samples were asked for. */
+    void (*final)(const struct kd_output *, const struct kd_losses *total,
                   unsigned int sample_count);
 
     /* Watching long poll intervals (--long-poll-events). */
@@ -66,20 +65,21 @@ struct kd_output {
     /* The watch started, for intervals over 'threshold_ns'. */
     void (*watch_start)(const struct kd_output *, uint64_t threshold_ns);
 
-    /* One long poll interval, as it ended, with the warnings so far
-     * ('warnings': a snapshot that holds only those). */
+    /* One long poll interval, as it ended, with what the capture lost so
+     * far, 'total'. */
     void (*long_poll)(const struct kd_output *, const struct kd_gap *,
-                      const struct kd_snapshot *warnings);
+                      const struct kd_losses *total);
 
     /* The watch stopped: on a signal, the target's exit or the last of
      * --sample-count intervals. */
     void (*watch_stop)(const struct kd_output *);
 
-    /* The end of the watch: how many intervals were reported, the
-     * warnings, and whether the target exited. */
-    void (*watch_end)(const struct kd_output *,
-                      const struct kd_snapshot *warnings,
-                      unsigned int reported, bool target_exited);
+    /* The end of the watch of process 'tgid': how many intervals were
+     * reported, what the capture lost, 'total', and whether the target
+     * exited. */
+    void (*watch_end)(const struct kd_output *, unsigned int tgid,
+                      const struct kd_losses *total, unsigned int reported,
+                      bool target_exited);
 };
 
 /* Fills 'output' with the implementation 'options' ask for (--json or

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* An eBPF program through libbcc: compiled, loaded, attached, closed. */
+
 #include "program.h"
 
 #include <bcc/bcc_common.h>

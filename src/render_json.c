@@ -117,35 +117,37 @@ kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
     kd_ds_put_char(ds, ']');
 }
 
-/* The warnings, cumulative where the reference prints them at the end. */
+/* The warnings about what the capture lost: in 'losses' (a sample, or a
+ * whole --long-poll-events run), but in 'total' since the start where the
+ * reference prints them at the end. */
 static void
-kd_render_json_warnings(struct kd_ds *ds, const struct kd_snapshot *snap)
+kd_render_json_warnings(struct kd_ds *ds, const struct kd_losses *losses,
+                        const struct kd_losses *total)
 {
     bool first = true;
 
     kd_ds_put_cstr(ds, ",\"warnings\":{\"map_full\":{");
     for (int i = 0; i < KD_N_FULL_MAPS; i++) {
-        if (snap->lost[i]) {
+        if (losses->map_full[i]) {
             kd_json_next(ds, &first);
-            kd_json_key(ds, kd_snapshot_full_map_name(i));
-            kd_json_u64(ds, snap->lost[i]);
+            kd_json_key(ds, kd_losses_map_name(i));
+            kd_json_u64(ds, losses->map_full[i]);
         }
     }
     kd_ds_put_cstr(ds, "},\"recursion_misses\":{");
     first = true;
-    for (size_t i = 0; i < snap->n_misses; i++) {
+    for (size_t i = 0; i < losses->n_misses; i++) {
         kd_json_next(ds, &first);
-        kd_json_key(ds, snap->misses[i].hook);
-        kd_json_u64(ds, snap->misses[i].count);
+        kd_json_key(ds, losses->misses[i].hook);
+        kd_json_u64(ds, losses->misses[i].count);
     }
     kd_ds_put_format(ds, "},\"switches_missed\":%" PRIu64
                      ",\"lost_stacks\":%" PRIu64 ",\"events_dropped\":%"
                      PRIu64 ",\"triggers_missed\":%" PRIu64
-                     ",\"upcall_module_unloaded\":", snap->switches_missed,
-                     snap->lost_stacks,
-                     snap->counters[KD_COUNTER_EVENTS_DROPPED],
-                     snap->counters[KD_COUNTER_TRIGGERS_MISSED]);
-    kd_json_bool(ds, snap->upcall_module_gone);
+                     ",\"upcall_module_unloaded\":",
+                     losses->switches_missed, losses->lost_stacks,
+                     total->events_dropped, total->triggers_missed);
+    kd_json_bool(ds, losses->upcall_module_gone != NULL);
     kd_ds_put_char(ds, '}');
 }
 
@@ -316,7 +318,7 @@ kd_render_json_irqs(struct kd_ds *ds, const struct kd_thread *t)
         const struct kd_hardirq_entry *e = &t->hardirqs[i];
         char name[KD_IRQ_NAME_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
+        kd_fixed_cstr(name, e->key.name, sizeof e->key.name);
         kd_json_next(ds, &first);
         kd_ds_put_cstr(ds, "{\"name\":");
         kd_json_string(ds, name);
@@ -468,7 +470,7 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
 
     kd_render_json_head(ds, snap);
     if (snap->window.skipped) {
-        kd_render_json_warnings(ds, snap);
+        kd_render_json_warnings(ds, &snap->losses, &snap->total);
         kd_ds_put_cstr(ds, "}\n");
         return;
     }
@@ -490,7 +492,7 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     } else {
         kd_json_null(ds);
     }
-    kd_render_json_warnings(ds, snap);
+    kd_render_json_warnings(ds, &snap->losses, &snap->total);
     kd_ds_put_cstr(ds, ",\"target_exited\":");
     kd_json_bool(ds, snap->window.target_exited);
     kd_ds_put_cstr(ds, "}\n");
@@ -514,8 +516,7 @@ kd_render_json_comm(struct kd_ds *ds, const char comm[KD_COMM_LEN])
 {
     char name[KD_COMM_LEN + 1];
 
-    snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, comm);
-    kd_json_string(ds, name);
+    kd_json_string(ds, kd_fixed_cstr(name, comm, KD_COMM_LEN));
 }
 
 static void
@@ -528,7 +529,7 @@ kd_render_json_gap_syscall(struct kd_ds *ds, const struct kd_gap_syscall *s)
 
 void
 kd_render_json_gap(struct kd_ds *ds, const struct kd_gap *gap,
-                   const struct kd_snapshot *warnings)
+                   const struct kd_losses *total)
 {
     bool first = true;
 
@@ -582,18 +583,19 @@ kd_render_json_gap(struct kd_ds *ds, const struct kd_gap *gap,
     }
     kd_ds_put_format(ds, "],\"ran_instead_others_ns\":%" PRIu64,
                      gap->ran_others_ns);
-    kd_render_json_warnings(ds, warnings);
+    kd_render_json_warnings(ds, total, total);
     kd_ds_put_cstr(ds, "}\n");
 }
 
 void
-kd_render_json_watch_end(struct kd_ds *ds, const struct kd_snapshot *snap,
+kd_render_json_watch_end(struct kd_ds *ds, unsigned int tgid,
+                         const struct kd_losses *total,
                          unsigned int reported, bool target_exited)
 {
     kd_ds_put_format(ds, "{\"version\":%d,\"type\":\"long_poll_end\","
                      "\"pid\":%u,\"reported\":%u", KD_JSON_VERSION,
-                     snap->tgid, reported);
-    kd_render_json_warnings(ds, snap);
+                     tgid, reported);
+    kd_render_json_warnings(ds, total, total);
     kd_ds_put_cstr(ds, ",\"target_exited\":");
     kd_json_bool(ds, target_exited);
     kd_ds_put_cstr(ds, "}\n");

@@ -12,6 +12,7 @@
 #include "util.h"
 
 struct kd_gap;
+struct kd_losses;
 struct kd_snapshot;
 
 /* The "version" of the JSON records (--json). */
@@ -35,13 +36,15 @@ void kd_render_json_sample(struct kd_ds *, const struct kd_snapshot *snap,
 void kd_render_json_exited(struct kd_ds *, unsigned int tgid, bool waiting);
 
 /* The record of one long poll interval (--long-poll-events), with the
- * warnings of 'warnings' (a snapshot that holds only those), one line. */
+ * warnings about what the capture lost so far, 'total', one line. */
 void kd_render_json_gap(struct kd_ds *, const struct kd_gap *,
-                        const struct kd_snapshot *warnings);
+                        const struct kd_losses *total);
 
-/* The last record of a --long-poll-events run: how many intervals were
- * reported, the warnings, and whether the target exited. */
-void kd_render_json_watch_end(struct kd_ds *, const struct kd_snapshot *snap,
+/* The last record of a --long-poll-events run for process 'tgid': how many
+ * intervals were reported, the warnings about what the capture lost,
+ * 'total', and whether the target exited. */
+void kd_render_json_watch_end(struct kd_ds *, unsigned int tgid,
+                              const struct kd_losses *total,
                               unsigned int reported, bool target_exited);
 
 #endif /* render_json.h */

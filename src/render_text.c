@@ -57,7 +57,7 @@ kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
         }
         kd_render_text_flush(ds, out);
     }
-    kd_report_lost_stacks(ds, snap->lost_stacks);
+    kd_report_lost_stacks(ds, snap->losses.lost_stacks);
 }
 
 /* The entries the maps could not create during the sample. */
@@ -77,7 +77,7 @@ kd_render_text_lost(struct kd_ds *ds, const uint64_t lost[KD_N_FULL_MAPS])
     for (int i = 0; i < KD_N_FULL_MAPS; i++) {
         if (lost[i]) {
             kd_ds_put_format(ds, " %s %" PRIu64,
-                             kd_snapshot_full_map_name(i), lost[i]);
+                             kd_losses_map_name(i), lost[i]);
         }
     }
     kd_ds_put_cstr(ds, ".\n#          The statistics above are incomplete; "
@@ -89,13 +89,10 @@ kd_render_text_lost(struct kd_ds *ds, const uint64_t lost[KD_N_FULL_MAPS])
  * sample: it skips a BPF program that would run on a CPU where a BPF
  * program is already running (bpf_prog_info.recursion_misses). */
 static void
-kd_render_text_misses(struct kd_ds *ds, const struct kd_snapshot *snap)
+kd_render_text_misses(struct kd_ds *ds, const struct kd_losses *losses)
 {
-    uint64_t total = 0;
+    uint64_t total = kd_losses_misses(losses);
 
-    for (size_t i = 0; i < snap->n_misses; i++) {
-        total += snap->misses[i].count;
-    }
     if (!total) {
         return;
     }
@@ -103,27 +100,27 @@ kd_render_text_misses(struct kd_ds *ds, const struct kd_snapshot *snap)
                      "eBPF programs %" PRIu64 " times,\n#          as "
                      "another eBPF program was running on the same CPU:",
                      total);
-    for (size_t i = 0; i < snap->n_misses; i++) {
+    for (size_t i = 0; i < losses->n_misses; i++) {
         kd_ds_put_format(ds, " ");
-        kd_ds_put_safe_cstr(ds, snap->misses[i].hook);
-        kd_ds_put_format(ds, " %" PRIu64, snap->misses[i].count);
+        kd_ds_put_safe_cstr(ds, losses->misses[i].hook);
+        kd_ds_put_format(ds, " %" PRIu64, losses->misses[i].count);
     }
     kd_ds_put_cstr(ds, ".\n#          The statistics above miss those "
                    "events.\n");
 }
 
-/* What the capture missed during the sample: map entries, the kernel's
- * skips, and context switches, 'effect' saying what the last mean. */
+/* What the capture missed, in 'losses': map entries, the kernel's skips,
+ * and context switches, 'effect' saying what the last mean. */
 static void
-kd_render_text_missed(struct kd_ds *ds, const struct kd_snapshot *snap,
+kd_render_text_missed(struct kd_ds *ds, const struct kd_losses *losses,
                       const char *effect)
 {
-    kd_render_text_lost(ds, snap->lost);
-    kd_render_text_misses(ds, snap);
-    if (snap->switches_missed) {
+    kd_render_text_lost(ds, losses->map_full);
+    kd_render_text_misses(ds, losses);
+    if (losses->switches_missed) {
         kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
                          "not see %" PRIu64 " context switches\n#          "
-                         "of the traced threads%s", snap->switches_missed,
+                         "of the traced threads%s", losses->switches_missed,
                          effect);
     }
 }
@@ -137,9 +134,9 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     kd_report_sample(ds, sample);
     kd_report_upcalls(ds, sample->upcalls, sample->n_upcalls,
                       sample->n_cpus);
-    if (snap->upcall_module_gone) {
+    if (snap->losses.upcall_module_gone) {
         kd_ds_put_cstr(ds, "\n# WARNING: Kernel module ");
-        kd_ds_put_safe_cstr(ds, snap->upcall_module);
+        kd_ds_put_safe_cstr(ds, snap->losses.upcall_module_gone);
         kd_ds_put_cstr(ds, " was unloaded: upcalls are not counted "
                        "since.\n");
     }
@@ -151,10 +148,10 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_report_summary(ds, snap->rows, sample->n_threads,
                           kd_window_ns(&snap->window));
     }
-    kd_render_text_missed(ds, snap, " (a thread switched out without "
-                          "having switched\n#          in, or in twice): "
-                          "the RUN and READY counts above are short by\n"
-                          "#          as many.\n");
+    kd_render_text_missed(ds, &snap->losses, " (a thread switched out "
+                          "without having switched\n#          in, or in "
+                          "twice): the RUN and READY counts above are short "
+                          "by\n#          as many.\n");
 }
 
 /* 'value' of 'whole' as a percentage, on 7 columns. */
@@ -239,7 +236,7 @@ kd_render_text_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
         const struct kd_gap_ran *r = &gap->ran[i];
         char name[KD_COMM_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, r->comm);
+        kd_fixed_cstr(name, r->comm, sizeof r->comm);
         kd_ds_put_format(ds, KD_REPORT_INDENT "%10" PRIu32 " %10" PRIu32 " ",
                          r->tid, r->pid);
         kd_report_field(ds, name, 16, true, false);
@@ -273,7 +270,7 @@ kd_render_text_gap_dominant(struct kd_ds *ds, const struct kd_gap *gap)
     if (gap->dominant == KD_GAP_RUN_QUEUE && gap->n_ran) {
         char name[KD_COMM_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, gap->ran[0].comm);
+        kd_fixed_cstr(name, gap->ran[0].comm, sizeof gap->ran[0].comm);
         kd_ds_put_cstr(ds, ", mostly behind ");
         kd_ds_put_safe_cstr(ds, name);
         kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
@@ -306,36 +303,36 @@ kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
 }
 
 void
-kd_render_text_watch_end(struct kd_ds *ds, const struct kd_snapshot *snap,
+kd_render_text_watch_end(struct kd_ds *ds, unsigned int tgid,
+                         const struct kd_losses *total,
                          unsigned int reported, bool target_exited)
 {
     kd_ds_put_format(ds, "\n# %u long poll interval%s reported.\n",
                      reported, reported == 1 ? "" : "s");
-    kd_render_text_missed(ds, snap, ": the intervals above may miss part "
+    kd_render_text_missed(ds, total, ": the intervals above may miss part "
                           "of their\n#          time (then unaccounted).\n");
-    kd_render_text_final(ds, snap->counters, 1);
+    kd_render_text_final(ds, total, 1);
     if (target_exited) {
-        kd_ds_put_format(ds, "\n# NOTE: Process %u exited.\n", snap->tgid);
+        kd_ds_put_format(ds, "\n# NOTE: Process %u exited.\n", tgid);
     }
 }
 
 void
-kd_render_text_final(struct kd_ds *ds,
-                     const uint64_t counters[KD_N_COUNTERS],
+kd_render_text_final(struct kd_ds *ds, const struct kd_losses *total,
                      unsigned int sample_count)
 {
-    if (counters[KD_COUNTER_EVENTS_DROPPED]) {
+    if (total->events_dropped) {
         kd_ds_put_format(ds, "\n# WARNING: Not all events were captured, "
                          "%" PRIu64 " were dropped!\n#          Increase "
                          "the BPF ring buffer size with the "
                          "--buffer-page-count option.\n",
-                         counters[KD_COUNTER_EVENTS_DROPPED]);
+                         total->events_dropped);
     }
-    if (sample_count > 1 && counters[KD_COUNTER_TRIGGERS_MISSED]) {
+    if (sample_count > 1 && total->triggers_missed) {
         kd_ds_put_format(ds, "\n# WARNING: Not all start triggers were "
                          "successful. %" PRIu64 " were missed due to\n#"
                          "          slow userspace processing!\n",
-                         counters[KD_COUNTER_TRIGGERS_MISSED]);
+                         total->triggers_missed);
     }
 }
 

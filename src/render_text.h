@@ -14,6 +14,7 @@
 #include "util.h"
 
 struct kd_gap;
+struct kd_losses;
 struct kd_snapshot;
 
 /* The text report, in the reference's layout: pure functions of a
@@ -30,10 +31,10 @@ struct kd_snapshot;
 void kd_render_text_sample(struct kd_ds *, const struct kd_snapshot *snap,
                            FILE *out);
 
-/* The warnings the reference prints after the last sample, from the
- * program's 'counters', after 'sample_count' samples were asked for. */
-void kd_render_text_final(struct kd_ds *,
-                          const uint64_t counters[KD_N_COUNTERS],
+/* The warnings the reference prints after the last sample, from what
+ * the capture lost in 'total', after 'sample_count' samples were asked
+ * for. */
+void kd_render_text_final(struct kd_ds *, const struct kd_losses *total,
                           unsigned int sample_count);
 
 /* The note that process 'tgid' exited: while the tool waited for the
@@ -47,9 +48,10 @@ void kd_render_text_exited(struct kd_ds *, unsigned int tgid,
 void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
 
 /* The end of a --long-poll-events run: how many intervals were reported,
- * the warnings of 'snap' (which holds only warnings), and whether the
- * target exited. */
-void kd_render_text_watch_end(struct kd_ds *, const struct kd_snapshot *snap,
+ * the warnings about what the capture lost in 'total', and whether
+ * process 'tgid' exited. */
+void kd_render_text_watch_end(struct kd_ds *, unsigned int tgid,
+                              const struct kd_losses *total,
                               unsigned int reported, bool target_exited);
 
 #endif /* render_text.h */

@@ -17,6 +17,7 @@
 #include "hist.h"
 #include "summary.h"
 #include "syscalls.h"
+#include "util.h"
 
 const char *
 kd_report_thousands(uint64_t value, char buf[32])
@@ -361,7 +362,7 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
         const struct kd_hardirq_entry *e = &t->hardirqs[i];
         char name[KD_IRQ_NAME_LEN + 1];
 
-        snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
+        kd_fixed_cstr(name, e->key.name, sizeof e->key.name);
         kd_ds_put_cstr(ds, KD_REPORT_INDENT);
         kd_report_field(ds, name, 20, true, true);
         kd_ds_put_cstr(ds, "  ");

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* One sample's map entries grouped per thread, and the thread filter. */
+
 #include "sample.h"
 
 #include <errno.h>
@@ -157,40 +159,55 @@ kd_stat_or_null(const struct kd_stat *stat)
     return stat->count ? stat : NULL;
 }
 
-static char *
-kd_exited_name(const struct kd_sample *sample, uint32_t tid)
-{
-    struct kd_name_entry key = { .tid = tid };
-    const struct kd_name_entry *e;
+/* The arrays of a sample, per KD_SAMPLE_MAPS: where each is in the sample
+ * and in a thread, and how it is sorted. */
+static const struct kd_sample_array {
+    size_t array;               /* Offsets in struct kd_sample. */
+    size_t count;
+    size_t thread_array;        /* Offsets in struct kd_thread. */
+    size_t thread_count;
+    size_t size;                /* Of an entry. */
+    int (*cmp)(const void *, const void *);
+    bool reported;
+} kd_sample_arrays[] = {
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED, CMP, REPORTED)     \
+    {                                                                   \
+        offsetof(struct kd_sample, NAME),                               \
+        offsetof(struct kd_sample, n_##NAME),                           \
+        offsetof(struct kd_thread, NAME),                               \
+        offsetof(struct kd_thread, n_##NAME),                           \
+        sizeof(ENTRY), CMP, REPORTED,                                   \
+    },
+    KD_SAMPLE_MAPS(KD_SAMPLE_MAP)
+#undef KD_SAMPLE_MAP
+};
 
-    if (!sample->n_names) {
-        return NULL;
-    }
-    e = bsearch(&key, sample->names, sample->n_names, sizeof *sample->names,
-                kd_name_cmp);
-    if (!e || !e->name.comm[0]) {
-        return NULL;
-    }
-    return kd_xasprintf("%.*s", KD_COMM_LEN, e->name.comm);
+#define KD_N_SAMPLE_ARRAYS KD_ARRAY_SIZE(kd_sample_arrays)
+
+/* The array 'a' of 'sample', and its count. */
+static void **
+kd_sample_array(struct kd_sample *sample, const struct kd_sample_array *a)
+{
+    return (void **) ((char *) sample + a->array);
 }
 
-/* Sorts each array of 'sample' by tid (then by its order of report). */
-static void
-kd_sample_sort(struct kd_sample *sample)
+static size_t *
+kd_sample_count(struct kd_sample *sample, const struct kd_sample_array *a)
 {
-    kd_qsort(sample->syscalls, sample->n_syscalls, sizeof *sample->syscalls,
-             kd_syscall_cmp);
-    kd_qsort(sample->tstats, sample->n_tstats, sizeof *sample->tstats,
-             kd_tstats_cmp);
-    kd_qsort(sample->hardirqs, sample->n_hardirqs, sizeof *sample->hardirqs,
-             kd_hardirq_cmp);
-    kd_qsort(sample->softirqs, sample->n_softirqs, sizeof *sample->softirqs,
-             kd_softirq_cmp);
-    kd_qsort(sample->names, sample->n_names, sizeof *sample->names,
-             kd_name_cmp);
-    kd_qsort(sample->hists, sample->n_hists, sizeof *sample->hists,
-             kd_hist_cmp);
-    kd_qsort(sample->ran, sample->n_ran, sizeof *sample->ran, kd_ran_cmp);
+    return (size_t *) ((char *) sample + a->count);
+}
+
+/* Thread 't''s view of array 'a', and its count. */
+static const void **
+kd_thread_array(struct kd_thread *t, const struct kd_sample_array *a)
+{
+    return (const void **) ((char *) t + a->thread_array);
+}
+
+static size_t *
+kd_thread_count(struct kd_thread *t, const struct kd_sample_array *a)
+{
+    return (size_t *) ((char *) t + a->thread_count);
 }
 
 /* The smallest tid among the entries 'cursors' have left, in '*tid'.
@@ -213,20 +230,65 @@ kd_cursors_min_tid(const struct kd_cursor *cursors, size_t n, uint32_t *tid)
     return any;
 }
 
-/* The name of thread 'tid', as a new string: by 'name_fn', else by the
- * name the eBPF program recorded when the thread exited, else
+/* Gives thread 't' its entries of tid 't->tid', each array's from its
+ * cursor in 'cursors' (one per array of kd_sample_arrays).  Returns false
+ * if it has nothing to report. */
+static bool
+kd_thread_take(struct kd_thread *t, struct kd_cursor *cursors)
+{
+    const struct kd_tstats_entry *ts;
+    bool reported = false;
+
+    for (size_t i = 0; i < KD_N_SAMPLE_ARRAYS; i++) {
+        const struct kd_sample_array *a = &kd_sample_arrays[i];
+
+        *kd_thread_array(t, a) = kd_cursor_take(&cursors[i], t->tid,
+                                                kd_thread_count(t, a));
+    }
+
+    /* A tstats entry without counts is none. */
+    ts = t->tstats;
+    if (ts) {
+        t->poll = kd_stat_or_null(&ts->stats.poll);
+        t->run = kd_stat_or_null(&ts->stats.run);
+        t->ready = kd_stat_or_null(&ts->stats.ready);
+        t->stop = kd_stat_or_null(&ts->stats.stop);
+        if (!t->poll && !t->run && !t->ready && !t->stop) {
+            t->tstats = NULL;
+            t->n_tstats = 0;
+        }
+    }
+
+    /* A thread with entries only in maps not reported on their own (or
+     * only an empty one) has nothing to report. */
+    for (size_t i = 0; i < KD_N_SAMPLE_ARRAYS; i++) {
+        const struct kd_sample_array *a = &kd_sample_arrays[i];
+
+        if (a->reported && *kd_thread_count(t, a)) {
+            reported = true;
+        }
+    }
+    return reported;
+}
+
+/* The name of thread 't' of 'sample', as a new string: by 'name_fn', else
+ * by the name the eBPF program recorded when the thread exited, else
  * "<unknown:PID/TID>". */
 static char *
-kd_sample_name_thread(const struct kd_sample *sample, uint32_t tid,
-                      kd_thread_name_fn *name_fn, void *aux)
+kd_sample_name_thread(const struct kd_sample *sample,
+                      const struct kd_thread *t, kd_thread_name_fn *name_fn,
+                      void *aux)
 {
-    char *name = name_fn ? name_fn(sample->pid, tid, aux) : NULL;
+    char *name = name_fn ? name_fn(sample->pid, t->tid, aux) : NULL;
 
-    if (!name) {
-        name = kd_exited_name(sample, tid);
+    if (!name && t->names && t->names->name.comm[0]) {
+        char comm[sizeof t->names->name.comm + 1];
+
+        name = kd_xstrdup(kd_fixed_cstr(comm, t->names->name.comm,
+                                        sizeof t->names->name.comm));
     }
     if (!name) {
-        name = kd_xasprintf("<unknown:%u/%u>", sample->pid, tid);
+        name = kd_xasprintf("<unknown:%u/%u>", sample->pid, t->tid);
     }
     return name;
 }
@@ -235,27 +297,20 @@ void
 kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
                 void *aux)
 {
-    struct kd_cursor cursors[6] = {
-        { (const char *) sample->syscalls, sizeof *sample->syscalls,
-          sample->n_syscalls, 0 },
-        { (const char *) sample->tstats, sizeof *sample->tstats,
-          sample->n_tstats, 0 },
-        { (const char *) sample->hardirqs, sizeof *sample->hardirqs,
-          sample->n_hardirqs, 0 },
-        { (const char *) sample->softirqs, sizeof *sample->softirqs,
-          sample->n_softirqs, 0 },
-        { (const char *) sample->hists, sizeof *sample->hists,
-          sample->n_hists, 0 },
-        { (const char *) sample->ran, sizeof *sample->ran,
-          sample->n_ran, 0 },
-    };
-    size_t max_threads;
+    struct kd_cursor cursors[KD_N_SAMPLE_ARRAYS];
+    size_t max_threads = 0;
 
-    kd_sample_sort(sample);
+    /* Sort each array by tid (then by its order of report). */
+    for (size_t i = 0; i < KD_N_SAMPLE_ARRAYS; i++) {
+        const struct kd_sample_array *a = &kd_sample_arrays[i];
+        size_t n = *kd_sample_count(sample, a);
 
-    max_threads = sample->n_syscalls + sample->n_tstats
-                  + sample->n_hardirqs + sample->n_softirqs
-                  + sample->n_hists + sample->n_ran;
+        kd_qsort(*kd_sample_array(sample, a), n, a->size, a->cmp);
+        cursors[i] = (struct kd_cursor) {
+            *kd_sample_array(sample, a), a->size, n, 0
+        };
+        max_threads += n;
+    }
     sample->threads = kd_xcalloc(max_threads, sizeof *sample->threads);
     sample->n_threads = 0;
 
@@ -263,37 +318,18 @@ kd_sample_group(struct kd_sample *sample, kd_thread_name_fn *name_fn,
      * cursor has for it. */
     for (;;) {
         struct kd_thread *t;
-        const struct kd_tstats_entry *ts;
         uint32_t tid = 0;
-        size_t n;
 
-        if (!kd_cursors_min_tid(cursors, KD_ARRAY_SIZE(cursors), &tid)) {
+        if (!kd_cursors_min_tid(cursors, KD_N_SAMPLE_ARRAYS, &tid)) {
             break;
         }
-
         t = &sample->threads[sample->n_threads];
         t->tid = tid;
-        t->syscalls = kd_cursor_take(&cursors[0], tid, &t->n_syscalls);
-        ts = kd_cursor_take(&cursors[1], tid, &n);
-        if (ts) {
-            t->poll = kd_stat_or_null(&ts->stats.poll);
-            t->run = kd_stat_or_null(&ts->stats.run);
-            t->ready = kd_stat_or_null(&ts->stats.ready);
-            t->stop = kd_stat_or_null(&ts->stats.stop);
-        }
-        t->hardirqs = kd_cursor_take(&cursors[2], tid, &t->n_hardirqs);
-        t->softirqs = kd_cursor_take(&cursors[3], tid, &t->n_softirqs);
-        t->hists = kd_cursor_take(&cursors[4], tid, &t->n_hists);
-        t->ran = kd_cursor_take(&cursors[5], tid, &t->n_ran);
-
-        /* A thread whose only entry is empty has nothing to report. */
-        if (!t->n_syscalls && !t->poll && !t->run && !t->ready && !t->stop
-            && !t->n_hardirqs && !t->n_softirqs) {
+        if (!kd_thread_take(t, cursors)) {
             memset(t, 0, sizeof *t);
             continue;
         }
-
-        t->name = kd_sample_name_thread(sample, tid, name_fn, aux);
+        t->name = kd_sample_name_thread(sample, t, name_fn, aux);
         sample->n_threads++;
     }
 
@@ -380,13 +416,9 @@ kd_sample_clear(struct kd_sample *sample)
         free(sample->threads[i].name);
     }
     free(sample->threads);
-    free(sample->syscalls);
-    free(sample->tstats);
-    free(sample->hardirqs);
-    free(sample->softirqs);
-    free(sample->names);
-    free(sample->hists);
-    free(sample->ran);
+    for (size_t i = 0; i < KD_N_SAMPLE_ARRAYS; i++) {
+        free(*kd_sample_array(sample, &kd_sample_arrays[i]));
+    }
     for (size_t i = 0; i < sample->n_upcalls; i++) {
         free(sample->upcalls[i].per_cpu);
     }

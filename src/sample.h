@@ -67,44 +67,71 @@ struct kd_upcall_entry {
     uint64_t *per_cpu;          /* 'n_cpus' counts. */
 };
 
+/* The maps a sample is read from, one line each:
+ *
+ *     KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED, CMP, REPORTED)
+ *
+ * Map NAME has keys of type KEY and values of ENTRY's member VALUE; the
+ * program has it when member NEED of struct kd_needs is true.  capture.c
+ * sizes, checks, reads and empties it into the sample's array NAME of
+ * ENTRY (and its count n_NAME).  sample.c sorts that array by CMP (by tid
+ * first: every ENTRY starts with its tid) and gives each thread its
+ * entries (struct kd_thread's NAME and n_NAME), in that order.  A thread
+ * with entries only in maps whose REPORTED is false (those of a thread
+ * that has others) has nothing to report.  The maps:
+ *
+ *   syscalls   by decreasing total;
+ *   tstats     poll, run, ready and stop times (struct kd_thread's poll,
+ *              run, ready and stop; an entry without counts is none);
+ *   hardirqs   by decreasing total;
+ *   softirqs   by decreasing total;
+ *   names      the name of a thread that exited;
+ *   hists      histogram slots, by what, then slot;
+ *   ran        who ran instead (--summary, --json), by decreasing time. */
+#define KD_SAMPLE_MAPS(KD_SAMPLE_MAP)                                   \
+    KD_SAMPLE_MAP(syscalls, struct kd_syscall_key,                      \
+                  struct kd_syscall_entry, stat, stats, kd_syscall_cmp, \
+                  true)                                                 \
+    KD_SAMPLE_MAP(tstats, uint32_t, struct kd_tstats_entry, stats,      \
+                  stats, kd_tstats_cmp, true)                           \
+    KD_SAMPLE_MAP(hardirqs, struct kd_hardirq_key,                      \
+                  struct kd_hardirq_entry, stat, stats, kd_hardirq_cmp, \
+                  true)                                                 \
+    KD_SAMPLE_MAP(softirqs, struct kd_softirq_key,                      \
+                  struct kd_softirq_entry, stat, stats, kd_softirq_cmp, \
+                  true)                                                 \
+    KD_SAMPLE_MAP(names, uint32_t, struct kd_name_entry, name, stats,   \
+                  kd_name_cmp, false)                                   \
+    KD_SAMPLE_MAP(hists, struct kd_hist_key, struct kd_hist_entry,     \
+                  count, histograms, kd_hist_cmp, false)                \
+    KD_SAMPLE_MAP(ran, struct kd_ran_key, struct kd_ran_entry, ran,     \
+                  ran, kd_ran_cmp, false)
+
 /* One thread's view of the sample; points into the sample's arrays. */
 struct kd_thread {
     uint32_t tid;
     char *name;
 
-    const struct kd_syscall_entry *syscalls;  /* By decreasing total. */
-    size_t n_syscalls;
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED, CMP, REPORTED)     \
+    const ENTRY *NAME;          /* NULL when n_NAME is 0. */            \
+    size_t n_##NAME;
+    KD_SAMPLE_MAPS(KD_SAMPLE_MAP)
+#undef KD_SAMPLE_MAP
+
     const struct kd_stat *poll;     /* Each NULL when there is no data. */
     const struct kd_stat *run;
     const struct kd_stat *ready;
     const struct kd_stat *stop;
-    const struct kd_hardirq_entry *hardirqs;  /* By decreasing total. */
-    size_t n_hardirqs;
-    const struct kd_softirq_entry *softirqs;  /* By decreasing total. */
-    size_t n_softirqs;
-    const struct kd_hist_entry *hists;  /* By what, then slot. */
-    size_t n_hists;
-    const struct kd_ran_entry *ran;     /* By decreasing time. */
-    size_t n_ran;
 };
 
 struct kd_sample {
     uint32_t pid;
 
-    struct kd_syscall_entry *syscalls;
-    size_t n_syscalls;
-    struct kd_tstats_entry *tstats;
-    size_t n_tstats;
-    struct kd_hardirq_entry *hardirqs;
-    size_t n_hardirqs;
-    struct kd_softirq_entry *softirqs;
-    size_t n_softirqs;
-    struct kd_name_entry *names;    /* Names of threads that exited. */
-    size_t n_names;
-    struct kd_hist_entry *hists;
-    size_t n_hists;
-    struct kd_ran_entry *ran;       /* Who ran instead (--summary, --json). */
-    size_t n_ran;
+#define KD_SAMPLE_MAP(NAME, KEY, ENTRY, VALUE, NEED, CMP, REPORTED)     \
+    ENTRY *NAME;                                                        \
+    size_t n_##NAME;
+    KD_SAMPLE_MAPS(KD_SAMPLE_MAP)
+#undef KD_SAMPLE_MAP
     bool with_ran;                  /* The sample has 'ran'. */
     struct kd_upcall_entry *upcalls;
     size_t n_upcalls;

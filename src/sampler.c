@@ -77,7 +77,8 @@ static int
 kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
                 uint64_t deadline, bool *started, bool *by_stop)
 {
-    const struct kd_event_state *ev = &s->capture->events.state;
+    const struct kd_event_state *ev = kd_capture_event_state(s->capture);
+    struct kd_events *events = kd_capture_events(s->capture);
     const struct kd_options *o = s->options;
     uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
     uint64_t stopped_at = 0, state;
@@ -86,8 +87,6 @@ kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
            && (!deadline || kd_now_ns() < deadline)) {
         /* Wakes up at least every 100 ms, to look at the capture state. */
         uint64_t wake = kd_now_ns() + 100000000ull;
-        struct kd_events *events = s->capture->with_events
-                                   ? &s->capture->events : NULL;
         int err = kd_wait(s->waiter, events,
                           deadline && deadline < wake ? deadline : wake);
 
@@ -134,16 +133,17 @@ static void
 kd_sampler_stop(const struct kd_sampler *s, struct kd_window *window,
                 bool by_stop)
 {
-    const struct kd_event_state *ev = &s->capture->events.state;
+    const struct kd_event_state *ev = kd_capture_event_state(s->capture);
+    struct kd_events *events = kd_capture_events(s->capture);
     struct timespec quiesce = { .tv_sec = 0, .tv_nsec = 2000000 };
 
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     window->stop_ns = kd_now_ns();
     clock_gettime(CLOCK_REALTIME, &window->stop_wall);
     nanosleep(&quiesce, NULL);
-    if (s->capture->with_events) {
+    if (events) {
         /* The events sent before the stop. */
-        kd_events_drain(&s->capture->events);
+        kd_events_drain(events);
     }
     if (by_stop) {
         window->stop_ns = window->stop_trigger_ns = ev->stop_ts;
@@ -186,7 +186,8 @@ kd_sampler_one(const struct kd_sampler *s, unsigned int index, bool *done,
     if (err || !started) {
         /* Without a start, there is no sample to report. */
         if (!err && s->waiter->target_exited) {
-            s->output->exited(s->output, s->capture->tgid, true);
+            s->output->exited(s->output, kd_capture_tgid(s->capture),
+                              true);
         }
         *last = true;
         return err;
@@ -198,7 +199,7 @@ kd_sampler_one(const struct kd_sampler *s, unsigned int index, bool *done,
     }
     *done = !window.skipped;
     if (window.target_exited) {
-        s->output->exited(s->output, s->capture->tgid, false);
+        s->output->exited(s->output, kd_capture_tgid(s->capture), false);
         *last = true;
         return 0;
     }
@@ -220,33 +221,44 @@ kd_sampler_mono_to_wall_ns(void)
     return (int64_t) kd_clock_ns(CLOCK_REALTIME) - (int64_t) kd_now_ns();
 }
 
+/* Brings what the capture lost up to date (kd_capture_total_losses()). */
+static void
+kd_sampler_watch_losses(const struct kd_sampler *s)
+{
+    struct kd_losses losses;
+    char *error = NULL;
+
+    if (kd_capture_take_losses(s->capture, &losses, &error)) {
+        kd_output_error(s->output, "%s\n", error);
+        free(error);
+    }
+    kd_losses_destroy(&losses);
+}
+
 /* Reports the long poll intervals the events brought, those of the
  * threads the filter keeps, until '*reported' reaches 'limit'. */
 static void
-kd_sampler_watch_report(const struct kd_sampler *s,
-                        struct kd_snapshot *warnings, unsigned int *reported,
+kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
                         unsigned int limit)
 {
-    struct kd_event_state *ev = &s->capture->events.state;
+    struct kd_event_state *ev = &kd_capture_events(s->capture)->state;
     int64_t offset = kd_sampler_mono_to_wall_ns();
     bool warned = false;
 
     for (size_t i = 0; i < ev->n_gaps && *reported < limit; i++) {
         struct kd_gap gap;
-        char *error = NULL;
 
         kd_gap_decode(&ev->gaps[i], offset, *reported + 1, &gap);
         if (!kd_thread_filter_match(s->filter, gap.tid, gap.name)) {
             continue;
         }
-        if (!warned && kd_snapshot_add_warnings(warnings, s->capture,
-                                                &error)) {
-            kd_output_error(s->output, "%s\n", error);
-            free(error);
+        if (!warned) {
+            kd_sampler_watch_losses(s);
         }
         warned = true;
         ++*reported;
-        s->output->long_poll(s->output, &gap, warnings);
+        s->output->long_poll(s->output, &gap,
+                             kd_capture_total_losses(s->capture));
     }
     ev->n_gaps = 0;
 }
@@ -259,13 +271,10 @@ kd_sampler_watch(const struct kd_sampler *s)
 {
     const struct kd_options *o = s->options;
     unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
-    struct kd_snapshot warnings;
+    struct kd_events *events = kd_capture_events(s->capture);
     unsigned int reported = 0;
-    char *error = NULL;
     int err;
 
-    memset(&warnings, 0, sizeof warnings);
-    warnings.tgid = s->capture->tgid;
     err = kd_capture_set(s->capture, KD_CAPTURE_ON);
     if (err) {
         kd_output_error(s->output, "Failed to start capturing: %s\n",
@@ -277,29 +286,25 @@ kd_sampler_watch(const struct kd_sampler *s)
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the
      * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
     while (!kd_waiter_done(s->waiter) && reported < limit) {
-        err = kd_wait(s->waiter, &s->capture->events,
-                      kd_now_ns() + 100000000ull);
+        err = kd_wait(s->waiter, events, kd_now_ns() + 100000000ull);
         if (err) {
             kd_output_error(s->output, "Failed to read eBPF events: %s\n",
                             strerror(err));
             break;
         }
-        kd_sampler_watch_report(s, &warnings, &reported, limit);
+        kd_sampler_watch_report(s, &reported, limit);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit. */
-        kd_events_drain(&s->capture->events);
-        kd_sampler_watch_report(s, &warnings, &reported, limit);
+        kd_events_drain(events);
+        kd_sampler_watch_report(s, &reported, limit);
     }
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     s->output->watch_stop(s->output);
-    if (kd_snapshot_add_warnings(&warnings, s->capture, &error)) {
-        kd_output_error(s->output, "%s\n", error);
-        free(error);
-    }
-    s->output->watch_end(s->output, &warnings, reported,
+    kd_sampler_watch_losses(s);
+    s->output->watch_end(s->output, kd_capture_tgid(s->capture),
+                         kd_capture_total_losses(s->capture), reported,
                          s->waiter->target_exited);
-    free(warnings.misses);
     return err;
 }
 
@@ -345,11 +350,15 @@ kd_sampler_run(const struct kd_sampler *s)
 void
 kd_sampler_final_warnings(const struct kd_sampler *s)
 {
-    uint64_t counters[KD_N_COUNTERS];
+    struct kd_losses losses = KD_LOSSES_INITIALIZER;
+    char *error = NULL;
 
     /* --long-poll-events ends with its own. */
     if (!s->options->long_poll
-        && !kd_capture_counters(s->capture, counters)) {
-        s->output->final(s->output, counters, s->options->sample_count);
+        && !kd_capture_take_losses(s->capture, &losses, &error)) {
+        s->output->final(s->output, kd_capture_total_losses(s->capture),
+                         s->options->sample_count);
     }
+    free(error);
+    kd_losses_destroy(&losses);
 }

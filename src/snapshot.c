@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* One sample: read from the kernel, then its threads and frames named. */
+
 #include "snapshot.h"
 
 #include <stdlib.h>
@@ -62,7 +64,7 @@ static void
 kd_snapshot_take_events(struct kd_snapshot *snap,
                         struct kd_capture *capture)
 {
-    const struct kd_event_state *ev = &capture->events.state;
+    const struct kd_event_state *ev = kd_capture_event_state(capture);
 
     snap->events = kd_xcalloc(ev->n_syscalls, sizeof *snap->events);
     snap->n_events = ev->n_syscalls;
@@ -85,99 +87,36 @@ kd_snapshot_take_events(struct kd_snapshot *snap,
     qsort(snap->events, snap->n_events, sizeof *snap->events, kd_event_cmp);
 }
 
-/* The kernel's skips of each function during the sample. */
-static void
-kd_snapshot_take_misses(struct kd_snapshot *snap,
-                        const struct kd_capture *capture)
-{
-    for (size_t i = 0; i < capture->n_misses; i++) {
-        if (capture->misses[i]) {
-            snap->misses = kd_xreallocarray(snap->misses, snap->n_misses + 1,
-                                            sizeof *snap->misses);
-            snap->misses[snap->n_misses++] = (struct kd_miss) {
-                .hook = kd_capture_func_hook(capture, i),
-                .count = capture->misses[i],
-            };
-        }
-    }
-}
-
-int
-kd_snapshot_add_warnings(struct kd_snapshot *snap,
-                         struct kd_capture *capture, char **error)
-{
-    uint64_t lost[KD_N_FULL_MAPS];
-    int err;
-
-    snap->tgid = capture->tgid;
-    err = kd_capture_read_warnings(capture, lost, error);
-    if (err) {
-        return err;
-    }
-    for (int i = 0; i < KD_N_FULL_MAPS; i++) {
-        snap->lost[i] += lost[i];
-    }
-    for (size_t i = 0; i < capture->n_misses; i++) {
-        const char *hook = kd_capture_func_hook(capture, i);
-        size_t j = 0;
-
-        if (!capture->misses[i]) {
-            continue;
-        }
-        while (j < snap->n_misses && strcmp(snap->misses[j].hook, hook)) {
-            j++;
-        }
-        if (j == snap->n_misses) {
-            snap->misses = kd_xreallocarray(snap->misses, j + 1,
-                                            sizeof *snap->misses);
-            snap->misses[snap->n_misses++] = (struct kd_miss) {
-                .hook = hook,
-            };
-        }
-        snap->misses[j].count += capture->misses[i];
-    }
-    if (!kd_capture_counters(capture, snap->counters)) {
-        snap->switches_missed = snap->counters[KD_COUNTER_SWITCHES_MISSED];
-    }
-    return 0;
-}
-
 int
 kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
                  const struct kd_window *window, char **error)
 {
+    const struct kd_needs *needs = kd_capture_needs(capture);
+    struct kd_events *events = kd_capture_events(capture);
     int err;
 
     memset(snap, 0, sizeof *snap);
-    snap->tgid = capture->tgid;
+    snap->tgid = kd_capture_tgid(capture);
     snap->window = *window;
-    snap->with_events = capture->needs.syscall_events;
-    snap->with_stacks = capture->needs.stacks;
-    snap->with_summary = capture->needs.summary;
-    snap->sample.pid = capture->tgid;
+    snap->with_events = needs->syscall_events;
+    snap->with_stacks = needs->stacks;
+    snap->with_summary = needs->summary;
+    snap->sample.pid = snap->tgid;
 
-    err = kd_capture_collect(capture, &snap->sample, snap->lost, error);
+    err = kd_capture_collect(capture, &snap->sample, &snap->losses, error);
     if (err) {
         return err;
     }
-    if (!kd_capture_counters(capture, snap->counters)) {
-        uint64_t n = snap->counters[KD_COUNTER_SWITCHES_MISSED];
-
-        snap->switches_missed = n - capture->switches_missed_seen;
-        capture->switches_missed_seen = n;
-    }
-    kd_snapshot_take_misses(snap, capture);
-    snap->upcall_module = capture->upcall_module;
-    snap->upcall_module_gone = capture->upcall_module_gone;
+    kd_losses_add(&snap->total, kd_capture_total_losses(capture));
     if (window->skipped) {
         /* Its maps are emptied, and what they lost is not reported. */
-        memset(snap->lost, 0, sizeof snap->lost);
+        memset(snap->losses.map_full, 0, sizeof snap->losses.map_full);
     } else if (snap->with_events) {
         kd_snapshot_take_events(snap, capture);
     }
 
-    if (capture->with_events) {
-        kd_events_clear_syscalls(&capture->events);
+    if (events) {
+        kd_events_clear_syscalls(events);
     }
     err = kd_capture_clear_stacks(capture);
     if (err) {
@@ -270,7 +209,7 @@ kd_snapshot_resolve_events(struct kd_snapshot *snap,
             continue;
         }
         if (ids[0] < 0 || ids[1] < 0) {
-            snap->lost_stacks++;
+            snap->losses.lost_stacks++;
         }
         for (size_t j = 0; j < KD_ARRAY_SIZE(ids); j++) {
             if (ids[j] >= 0 && !snap->stacks[ids[j]].frames) {
@@ -317,6 +256,7 @@ kd_snapshot_destroy(struct kd_snapshot *snap)
         free(snap->stacks[i].ips);
     }
     free(snap->stacks);
-    free(snap->misses);
+    kd_losses_destroy(&snap->losses);
+    kd_losses_destroy(&snap->total);
     memset(snap, 0, sizeof *snap);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "losses.h"
 #include "sample.h"
 #include "summary.h"
 
@@ -67,26 +68,6 @@ struct kd_snapshot_event {
     const char *name;           /* Owned by the snapshot. */
 };
 
-/* The name of map KD_MAP_ID, for the warnings about maps that were full
- * ('lost' below). */
-static inline const char *
-kd_snapshot_full_map_name(enum kd_full_map map)
-{
-    static const char *const names[] = {
-#define KD_FULL_MAP_NAME(ID, NAME) NAME,
-        KD_FULL_MAPS(KD_FULL_MAP_NAME)
-#undef KD_FULL_MAP_NAME
-    };
-
-    return map < KD_N_FULL_MAPS ? names[map] : "?";
-}
-
-/* An eBPF function the kernel skipped 'count' times during the sample. */
-struct kd_miss {
-    const char *hook;
-    uint64_t count;
-};
-
 struct kd_snapshot {
     unsigned int tgid;
     struct kd_window window;
@@ -109,27 +90,15 @@ struct kd_snapshot {
     size_t n_names;
     struct kd_stack *stacks;    /* Indexed by stack id. */
     size_t n_stacks;
-    uint64_t lost_stacks;       /* Events whose stacks could not be kept. */
 
-    /* Warnings. */
-    uint64_t lost[KD_N_FULL_MAPS];          /* Map full, this sample. */
-    uint64_t counters[KD_N_COUNTERS];       /* Since the start. */
-    struct kd_miss *misses;                 /* Non-zero ones only. */
-    size_t n_misses;
-    uint64_t switches_missed;   /* This sample (KD_COUNTER_SWITCHES_MISSED). */
-    const char *upcall_module;
-    bool upcall_module_gone;
+    /* What the capture lost during the sample (map entries not reported
+     * for a skipped one; stacks counted once resolved, for the events
+     * kept), and since it started. */
+    struct kd_losses losses;
+    struct kd_losses total;
 };
 
 struct kd_thread_filter;
-
-/* Adds to the warnings of 'snap' (only those: --long-poll-events has no
- * samples) what 'capture' counted since the last call: map entries that
- * could not be created, the kernel's recursion misses, and, since the
- * start, dropped events and switches missed.  Returns 0 or a positive
- * errno with a message in '*error'. */
-int kd_snapshot_add_warnings(struct kd_snapshot *snap,
-                             struct kd_capture *capture, char **error);
 
 /* Reads the sample that just ended, with 'window', from 'capture' into
  * 'snap' and empties the maps for the next one (the stack map and the

@@ -7,11 +7,11 @@
 
 #include "summary.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "syscalls.h"
+#include "util.h"
 
 void
 kd_summary_syscalls_but_poll(const struct kd_thread *t, uint64_t *count,
@@ -88,6 +88,5 @@ kd_summary_ran_name(const struct kd_ran_entry *e, char buf[KD_COMM_LEN + 1])
     if (e->key.other == KD_RAN_UNKNOWN) {
         return NULL;
     }
-    snprintf(buf, KD_COMM_LEN + 1, "%.*s", KD_COMM_LEN, e->ran.comm);
-    return buf;
+    return kd_fixed_cstr(buf, e->ran.comm, sizeof e->ran.comm);
 }

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Stack frames named through libbcc's symbol caches. */
+
 #include "symbols.h"
 
 #include <bcc/bcc_syms.h>

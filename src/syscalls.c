@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Syscall names and numbers of the build's architecture. */
+
 #include "syscalls.h"
 
 #include <stdio.h>

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The target from /proc: ovs-vswitchd found, pids resolved, names. */
+
 #include "target.h"
 
 #include <ctype.h>

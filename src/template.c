@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The single-pass filler of the eBPF template's placeholders. */
+
 #include "template.h"
 
 #include <errno.h>

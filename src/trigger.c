@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Start and stop trigger specs ("TYPE:ARGS"), parsed and validated. */
+
 #include "trigger.h"
 
 #include <errno.h>

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Allocation, dynamic strings, files, safe rendering of untrusted text. */
+
 #include "util.h"
 
 #include <errno.h>
@@ -68,6 +70,16 @@ kd_xstrdup(const char *s)
     size_t len = strlen(s) + 1;
 
     return memcpy(kd_xmalloc(len), s, len);
+}
+
+char *
+kd_fixed_cstr(char *buf, const char *field, size_t size)
+{
+    size_t len = strnlen(field, size);
+
+    memcpy(buf, field, len);
+    buf[len] = '\0';
+    return buf;
 }
 
 char *

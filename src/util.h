@@ -16,8 +16,11 @@
 #if defined(__GNUC__)
 #define KD_PRINTF_FORMAT(FMT, ARG1) \
     __attribute__((__format__(__printf__, FMT, ARG1)))
+/* A parameter that a function of a common type may leave unused. */
+#define KD_UNUSED __attribute__((__unused__))
 #else
 #define KD_PRINTF_FORMAT(FMT, ARG1)
+#define KD_UNUSED
 #endif
 
 /* Allocation that aborts with a message instead of returning NULL. */
@@ -26,6 +29,11 @@ void *kd_xcalloc(size_t n, size_t size);
 void *kd_xrealloc(void *p, size_t size);
 void *kd_xreallocarray(void *p, size_t n, size_t size);
 char *kd_xstrdup(const char *s);
+
+/* The string in fixed-size field 'field' of 'size' bytes, NUL-terminated
+ * only when shorter (as a task's comm), copied with a NUL into 'buf' of
+ * 'size' + 1 bytes.  Returns 'buf'. */
+char *kd_fixed_cstr(char *buf, const char *field, size_t size);
 char *kd_xasprintf(const char *format, ...) KD_PRINTF_FORMAT(1, 2);
 char *kd_xvasprintf(const char *format, va_list args)
     KD_PRINTF_FORMAT(1, 0);

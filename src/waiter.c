@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* Waits for a deadline, a signal, the target's exit or events. */
+
 #include "waiter.h"
 
 #include <errno.h>
@@ -66,12 +68,6 @@ kd_waiter_destroy(struct kd_waiter *w)
     if (w->pidfd >= 0) {
         close(w->pidfd);
     }
-}
-
-int
-kd_waiter_signalled(void)
-{
-    return kd_signalled;
 }
 
 bool

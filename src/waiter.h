@@ -35,9 +35,6 @@ struct kd_waiter {
 void kd_waiter_init(struct kd_waiter *, unsigned int tgid);
 void kd_waiter_destroy(struct kd_waiter *);
 
-/* The signal caught, 0 if none. */
-int kd_waiter_signalled(void);
-
 /* Whether the waits are over: a signal came, or the target exited. */
 bool kd_waiter_done(const struct kd_waiter *);
 

@@ -82,6 +82,19 @@ func_type(const char *name)
     return BPF_PROG_TYPE_KPROBE;
 }
 
+/* kd_capture_source() for 'o', with upcall statistics if the options
+ * want them and 'upcalls' (the kernel can trace them). */
+static int
+capture_source(const struct kd_options *o, unsigned int tgid,
+               const struct kd_layout *l, const char *prefix, bool upcalls,
+               char **text, char **error)
+{
+    struct kd_needs needs = kd_options_needs(o);
+
+    needs.upcalls = needs.upcalls && upcalls;
+    return kd_capture_source(o, &needs, tgid, l, prefix, text, error);
+}
+
 /* Expands the template for 'shape', compiles it into 'prog' and loads
  * every function.  Returns true if all of that worked. */
 static bool
@@ -102,7 +115,7 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
 
     *prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     if (!CHECK_INT(kd_layout_init(&layout, headers, &error), 0)
-        || !CHECK_INT(kd_capture_source(&o, getpid(), &layout, NULL,
+        || !CHECK_INT(capture_source(&o, getpid(), &layout, NULL,
                                         shape->upcalls, &text, &error), 0)) {
         printf("  shape '%s': %s\n", shape->name, error ? error : "?");
         free(error);

@@ -282,13 +282,12 @@ make_snapshot(struct kd_snapshot *snap, struct kd_stack stacks[2],
     snap->n_events = 2;
     snap->stacks = stacks;
     snap->n_stacks = 2;
-    snap->lost_stacks = 1;
-    snap->lost[KD_MAP_SYSCALLS] = 9;
-    snap->counters[KD_COUNTER_EVENTS_DROPPED] = 4;
-    snap->misses = miss;
-    snap->n_misses = 1;
-    snap->switches_missed = 3;
-    snap->upcall_module = "openvswitch";
+    snap->losses.lost_stacks = 1;
+    snap->losses.map_full[KD_MAP_SYSCALLS] = 9;
+    snap->total.events_dropped = 4;
+    snap->losses.misses = miss;
+    snap->losses.n_misses = 1;
+    snap->losses.switches_missed = 3;
 }
 
 /* Sets the time zone to 'tz' for the wall-clock times of a test, or, with

@@ -31,6 +31,19 @@ find_placeholder(const char *s)
     return NULL;
 }
 
+/* kd_capture_source() for 'o', with upcall statistics if the options
+ * want them and 'upcalls' (the kernel can trace them). */
+static int
+capture_source(const struct kd_options *o, unsigned int tgid,
+               const struct kd_layout *l, const char *prefix, bool upcalls,
+               char **text, char **error)
+{
+    struct kd_needs needs = kd_options_needs(o);
+
+    needs.upcalls = needs.upcalls && upcalls;
+    return kd_capture_source(o, &needs, tgid, l, prefix, text, error);
+}
+
 static void
 test_capture_source_headers(void)
 {
@@ -38,7 +51,7 @@ test_capture_source_headers(void)
     char *error, *text = NULL;
 
     CHECK_INT(kd_layout_init(&l, true, &error), 0);
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 1234, &l, NULL, false,
+    CHECK_INT(capture_source(&kd_options_defaults, 1234, &l, NULL, false,
                                 &text, &error), 0);
     if (!CHECK(text != NULL)) {
         free(error);
@@ -86,7 +99,7 @@ test_capture_source_btf(void)
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "120");
     snprintf(l.regs_rc, sizeof l.regs_rc, "80");
 
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 4321, &l, NULL, false,
+    CHECK_INT(capture_source(&kd_options_defaults, 4321, &l, NULL, false,
                                 &text, &error), 0);
     CHECK(error == NULL);
     if (!CHECK(text != NULL)) {
@@ -130,7 +143,7 @@ test_capture_source_values_verbatim(void)
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "3");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "4");
     snprintf(l.regs_rc, sizeof l.regs_rc, "5");
-    CHECK_INT(kd_capture_source(&kd_options_defaults, 1, &l, NULL, false,
+    CHECK_INT(capture_source(&kd_options_defaults, 1, &l, NULL, false,
                                 &text, &error), 0);
     CHECK_CONTAINS(text, "\n/* @TGID@ */\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_PID     @OFF_TASK_TGID@\n");
@@ -147,7 +160,7 @@ test_capture_source_triggers(void)
     CHECK_INT(kd_layout_init(&l, true, &error), 0);
 
     /* Time mode: no ring buffer, no trigger function. */
-    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
+    CHECK_INT(capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
     CHECK_CONTAINS(text, "\n#define KD_WITH_EVENTS          0\n");
     CHECK_CONTAINS(text, "\n#define KD_BUFFER_PAGES     1024\n");
     CHECK_CONTAINS(text, "\n#define KD_WITH_START_TRIGGER   0\n");
@@ -168,7 +181,7 @@ test_capture_source_triggers(void)
     o.start_trigger = "up:a";
     o.stop_trigger = "ur:a";
     o.buffer_page_count = 64;
-    CHECK_INT(kd_capture_source(&o, 1, &l, "/* prefix */\n", false, &text,
+    CHECK_INT(capture_source(&o, 1, &l, "/* prefix */\n", false, &text,
                                 &error), 0);
     CHECK(!strncmp(text, "/* prefix */\n", 13));
     CHECK_CONTAINS(text, "\n#define KD_WITH_EVENTS          1\n");
@@ -194,7 +207,7 @@ test_capture_source_events(void)
     o.skip_syscall_poll_events = true;
     o.stack_trace_size = 128;
     o.max_threads = 100;
-    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, true, &text, &error), 0);
+    CHECK_INT(capture_source(&o, 1, &l, NULL, true, &text, &error), 0);
     CHECK_CONTAINS(text, "\n#define KD_WITH_EVENTS          1\n");
     CHECK_CONTAINS(text, "\n#define KD_BUFFER_PAGES     1024\n");
     CHECK_CONTAINS(text, "\n#define KD_WITH_SYSCALL_EVENTS  1\n");
@@ -219,7 +232,7 @@ test_capture_source_events(void)
 
     /* Stacks off: no stack map at all. */
     o.stack_trace_size = 0;
-    CHECK_INT(kd_capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
+    CHECK_INT(capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
     CHECK_CONTAINS(text, "\n#define KD_WITH_SYSCALL_EVENTS  1\n");
     CHECK_CONTAINS(text, "\n#define KD_WITH_STACKS          0\n");
     CHECK_CONTAINS(text, "\n#define KD_STACK_TRACES     0\n");

@@ -42,6 +42,75 @@
     "                    [--histogram] [--json] [--list-probes]\n"     \
     "                    [--long-poll-events [DURATION_NS]] [--version]\n"
 
+/* The rest of --help, after the usage: written out in full, as argparse
+ * lays these options out (from columns 2 and 24, 78 wide). */
+static const char help_rest[] =
+    "\n"
+    "Reports, per thread of one process (by default the running "
+    "ovs-vswitchd),\n"
+    "what the kernel did to it over a sample: syscall counts and latencies,\n"
+    "poll-to-poll gaps, time on CPU, waiting in the run queue and stopped, "
+    "and\n"
+    "hard and soft interrupt time.  See kernel_delay(8).\n"
+    "\n"
+    "options:\n"
+    "  -h, --help            show this help message and exit\n"
+    "  -D [DEBUG], --debug [DEBUG]\n"
+    "                        Enable eBPF debugging\n"
+    "  -p VSWITCHD_PID, --pid VSWITCHD_PID\n"
+    "                        ovs-vswitch's PID\n"
+    "  -s [DURATION_NS], --syscall-events [DURATION_NS]\n"
+    "                        Record syscall events that take longer than\n"
+    "                        DURATION_NS. Omit the duration value to record "
+    "all\n"
+    "                        syscall events\n"
+    "  --buffer-page-count NUMBER\n"
+    "                        Number of BPF ring buffer pages, default 1024\n"
+    "  --sample-count RUNS   Number of sample runs, default 1\n"
+    "  --sample-interval SECONDS\n"
+    "                        Delay between sample runs, default 0\n"
+    "  --sample-time SECONDS\n"
+    "                        Sample time, default 0.5 seconds\n"
+    "  --skip-syscall-poll-events\n"
+    "                        Skip poll() syscalls with --syscall-events\n"
+    "  --skip-upcall-stats   Skip the collection of upcall statistics\n"
+    "  --stack-trace-size STACK_TRACE_SIZE\n"
+    "                        Number of unique stack traces that can be "
+    "recorded,\n"
+    "                        default 4096. 0 to disable\n"
+    "  --start-trigger TRIGGER\n"
+    "                        Start trigger, see documentation for details\n"
+    "  --stop-trigger TRIGGER\n"
+    "                        Stop trigger, see documentation for details\n"
+    "  --trigger-delta [DURATION_NS]\n"
+    "                        Only report event when the trigger duration >\n"
+    "                        DURATION_NS, default 0 (all events)\n"
+    "  --max-threads NUMBER  Size the eBPF maps for NUMBER threads (64 to\n"
+    "                        1048576), default 8192; see kernel_delay(8)\n"
+    "  --thread REGEX        Report only threads whose name matches REGEX\n"
+    "                        (POSIX extended), or that --tid lists\n"
+    "  --tid TID[,TID...]    Report only these threads, or those --thread\n"
+    "                        matches\n"
+    "  --summary             After each sample, one table of where each\n"
+    "                        thread's time went, worst run-queue wait first\n"
+    "  --histogram           Log2 histograms of syscall latency, run-queue\n"
+    "                        wait and time on CPU, per thread\n"
+    "  --json                One JSON object per sample (JSON Lines) instead\n"
+    "                        of the text report; see kernel_delay(8)\n"
+    "  --list-probes         List the target's USDT probes and exit\n"
+    "  --long-poll-events [DURATION_NS]\n"
+    "                        Stay attached and explain, as it ends, every "
+    "gap\n"
+    "                        between two poll() calls of a thread longer "
+    "than\n"
+    "                        DURATION_NS (default 1000000000): where the "
+    "time\n"
+    "                        went and who ran instead; see kernel_delay(8)\n"
+    "  --version             show the program's version, the libbcc and "
+    "libbpf\n"
+    "                        it runs with and the kernel features it finds\n"
+    "                        (BTF, kprobes, ring buffer, headers), and exit\n";
+
 struct parse_result {
     int status;
     struct kd_options options;
@@ -525,6 +594,9 @@ test_options_help(void)
         CHECK_CONTAINS(r.out, "\n  --sample-count RUNS   Number of "
                        "sample runs, default 1\n");
         CHECK_CONTAINS(r.out, "\n  --trigger-delta [DURATION_NS]\n");
+        if (!strncmp(r.out, USAGE, strlen(USAGE))) {
+            CHECK_STR(r.out + strlen(USAGE), help_rest);
+        }
         parse_result_destroy(&r);
     }
 }
@@ -881,6 +953,10 @@ test_options_long_poll(void)
     needs = kd_options_needs(&o);
     CHECK(needs.stats && !needs.acct && !needs.gaps && !needs.ran);
     CHECK(!needs.ring_buffer);
+    CHECK(needs.upcalls);
+    PARSE_OK(&o, "--skip-upcall-stats", NULL);
+    needs = kd_options_needs(&o);
+    CHECK(!needs.upcalls);
 
     PARSE_OK(&o, "--long-poll-events", NULL);
     CHECK(o.long_poll);
@@ -888,6 +964,8 @@ test_options_long_poll(void)
     needs = kd_options_needs(&o);
     CHECK(!needs.stats && needs.acct && needs.gaps && !needs.ran);
     CHECK(needs.ring_buffer);
+    /* No sample to report upcalls in. */
+    CHECK(!needs.upcalls);
 
     PARSE_OK(&o, "--long-poll-events", "50000000", "--sample-count", "3",
              "--thread", "^handler", "--json", NULL);

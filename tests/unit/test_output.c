@@ -207,15 +207,15 @@ test_output_json_sample(void)
 static void
 test_output_exited_final(void)
 {
-    uint64_t counters[KD_N_COUNTERS] = { 0 };
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
     struct test_output t;
     char *s;
 
-    counters[KD_COUNTER_EVENTS_DROPPED] = 7;
+    total.events_dropped = 7;
     test_output_open(&t, false);
     t.output.exited(&t.output, 42, true);
     t.output.exited(&t.output, 42, false);
-    t.output.final(&t.output, counters, 1);
+    t.output.final(&t.output, &total, 1);
     s = test_output_take(&t);
     CHECK_STR(s,
         "# NOTE: Process 42 exited while waiting for the start trigger.\n"
@@ -229,7 +229,7 @@ test_output_exited_final(void)
 
     test_output_open(&t, true);
     t.output.exited(&t.output, 42, false);
-    t.output.final(&t.output, counters, 1);
+    t.output.final(&t.output, &total, 1);
     s = test_output_take(&t);
     CHECK_STR(s, "");
     free(s);
@@ -248,14 +248,12 @@ static void
 test_output_watch(void)
 {
     struct kd_ds expected = KD_DS_EMPTY_INITIALIZER;
-    struct kd_snapshot warnings;
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
     struct kd_gap_event ev;
     struct test_output t;
     struct kd_gap gap;
     char *s;
 
-    memset(&warnings, 0, sizeof warnings);
-    warnings.tgid = 40;
     make_gap_event(&ev);
     kd_gap_decode(&ev, 0, 1, &gap);
 
@@ -265,7 +263,7 @@ test_output_watch(void)
     CHECK_TIMESTAMP_LINE(s, "# Start watching poll() intervals over "
                          "1,000,000,000 ns");
     free(s);
-    t.output.long_poll(&t.output, &gap, &warnings);
+    t.output.long_poll(&t.output, &gap, &total);
     s = test_output_take(&t);
     kd_render_text_gap(&expected, &gap);
     CHECK_STR(s, kd_ds_cstr(&expected));
@@ -275,7 +273,7 @@ test_output_watch(void)
     s = test_output_take(&t);
     CHECK_TIMESTAMP_LINE(s, "# Stop watching");
     free(s);
-    t.output.watch_end(&t.output, &warnings, 1, true);
+    t.output.watch_end(&t.output, 40, &total, 1, true);
     s = test_output_take(&t);
     CHECK_STR(s, "\n# 1 long poll interval reported.\n"
               "\n# NOTE: Process 40 exited.\n");
@@ -288,11 +286,11 @@ test_output_watch(void)
     s = test_output_take(&t);
     CHECK_STR(s, "");
     free(s);
-    t.output.long_poll(&t.output, &gap, &warnings);
-    t.output.watch_end(&t.output, &warnings, 1, true);
+    t.output.long_poll(&t.output, &gap, &total);
+    t.output.watch_end(&t.output, 40, &total, 1, true);
     s = test_output_take(&t);
-    kd_render_json_gap(&expected, &gap, &warnings);
-    kd_render_json_watch_end(&expected, &warnings, 1, true);
+    kd_render_json_gap(&expected, &gap, &total);
+    kd_render_json_watch_end(&expected, 40, &total, 1, true);
     CHECK_STR(s, kd_ds_cstr(&expected));
     free(s);
     kd_ds_destroy(&expected);

@@ -124,7 +124,7 @@ test_render_json_skipped(void)
         .start_trigger_ns = 10, .stop_trigger_ns = 25, .delta_ns = 15,
         .skipped = true,
     };
-    snap.counters[KD_COUNTER_TRIGGERS_MISSED] = 1;
+    snap.total.triggers_missed = 1;
     kd_render_json_sample(&ds, &snap, NULL);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":1,\"pid\":7,\"sample\":2,\"skipped\":true,"
@@ -162,17 +162,16 @@ test_render_json_gap(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     struct kd_gap_event ev;
-    struct kd_snapshot warnings;
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
     struct kd_gap gap;
 
-    memset(&warnings, 0, sizeof warnings);
-    warnings.counters[KD_COUNTER_EVENTS_DROPPED] = 2;
+    total.events_dropped = 2;
     make_gap_event(&ev);
     ev.comm[3] = '\033';
     ev.acct.v[KD_ACCT_SLEEP] = 300000000;   /* Unaccounted: -100 ms. */
     kd_gap_decode(&ev, 1000000000000000000LL, 3, &gap);
     with_tz("UTC");
-    kd_render_json_gap(&ds, &gap, &warnings);
+    kd_render_json_gap(&ds, &gap, &total);
     with_tz(NULL);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":1,\"type\":\"long_poll\",\"index\":3,\"pid\":40,"
@@ -200,8 +199,7 @@ test_render_json_gap(void)
         "\"triggers_missed\":0,\"upcall_module_unloaded\":false}}\n");
     kd_ds_destroy(&ds);
 
-    warnings.tgid = 40;
-    kd_render_json_watch_end(&ds, &warnings, 5, true);
+    kd_render_json_watch_end(&ds, 40, &total, 5, true);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":1,\"type\":\"long_poll_end\",\"pid\":40,"
         "\"reported\":5,\"warnings\":{\"map_full\":{},"

@@ -28,7 +28,7 @@ test_render_text_sample(void)
     struct kd_ds expected = KD_DS_EMPTY_INITIALIZER;
 
     make_snapshot(&snap, stacks, events, &miss);
-    snap.upcall_module_gone = true;
+    snap.losses.upcall_module_gone = "openvswitch";
     kd_render_text_sample(&ds, &snap, NULL);
 
     kd_report_sample(&expected, &snap.sample);
@@ -91,14 +91,14 @@ static void
 test_render_text_final(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    uint64_t counters[KD_N_COUNTERS] = { 0 };
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
 
-    kd_render_text_final(&ds, counters, 5);
+    kd_render_text_final(&ds, &total, 5);
     CHECK_STR(kd_ds_cstr(&ds), "");
 
-    counters[KD_COUNTER_EVENTS_DROPPED] = 12;
-    counters[KD_COUNTER_TRIGGERS_MISSED] = 3;
-    kd_render_text_final(&ds, counters, 5);
+    total.events_dropped = 12;
+    total.triggers_missed = 3;
+    kd_render_text_final(&ds, &total, 5);
     CHECK_STR(kd_ds_cstr(&ds),
         "\n# WARNING: Not all events were captured, 12 were dropped!\n"
         "#          Increase the BPF ring buffer size with the "
@@ -109,7 +109,7 @@ test_render_text_final(void)
     kd_ds_destroy(&ds);
 
     /* One sample: no missed trigger can matter, as the reference says. */
-    kd_render_text_final(&ds, counters, 1);
+    kd_render_text_final(&ds, &total, 1);
     CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "start triggers");
     kd_ds_destroy(&ds);
 }
@@ -221,15 +221,14 @@ static void
 test_render_text_watch_end(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    struct kd_snapshot snap;
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
 
-    memset(&snap, 0, sizeof snap);
-    kd_render_text_watch_end(&ds, &snap, 1, false);
+    kd_render_text_watch_end(&ds, 7, &total, 1, false);
     CHECK_STR(kd_ds_cstr(&ds), "\n# 1 long poll interval reported.\n");
     kd_ds_destroy(&ds);
-    snap.switches_missed = 2;
-    snap.counters[KD_COUNTER_EVENTS_DROPPED] = 3;
-    kd_render_text_watch_end(&ds, &snap, 0, false);
+    total.switches_missed = 2;
+    total.events_dropped = 3;
+    kd_render_text_watch_end(&ds, 7, &total, 0, false);
     CHECK_STR(kd_ds_cstr(&ds),
         "\n# 0 long poll intervals reported.\n"
         "\n# WARNING: kernel_delay's eBPF programs did not see 2 context "
@@ -243,9 +242,8 @@ test_render_text_watch_end(void)
     kd_ds_destroy(&ds);
 
     /* The target exited: a note, last. */
-    memset(&snap, 0, sizeof snap);
-    snap.tgid = 42;
-    kd_render_text_watch_end(&ds, &snap, 2, true);
+    total = (struct kd_losses) KD_LOSSES_INITIALIZER;
+    kd_render_text_watch_end(&ds, 42, &total, 2, true);
     CHECK_STR(kd_ds_cstr(&ds),
         "\n# 2 long poll intervals reported.\n"
         "\n# NOTE: Process 42 exited.\n");

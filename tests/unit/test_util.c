@@ -217,7 +217,26 @@ test_ds_put_format(void)
     kd_ds_destroy(&ds);
 }
 
+/* A fixed-size field: a full one has no NUL, a shorter one stops at its
+ * first NUL, whatever follows. */
+static void
+test_fixed_cstr(void)
+{
+    const char full[16] = { 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
+                            'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p' };
+    const char shorter[16] = "pmd-c03/id:9\0xy";
+    char buf[17];
+
+    memset(buf, 'z', sizeof buf);
+    CHECK(kd_fixed_cstr(buf, full, sizeof full) == buf);
+    CHECK_STR(buf, "abcdefghijklmnop");
+    CHECK_STR(kd_fixed_cstr(buf, shorter, sizeof shorter), "pmd-c03/id:9");
+    CHECK_STR(kd_fixed_cstr(buf, "", 16), "");
+    CHECK_STR(kd_fixed_cstr(buf, full, 3), "abc");
+}
+
 static const struct test tests[] = {
+    TEST(test_fixed_cstr),
     TEST(test_read_file_line),
     TEST(test_read_file_buf),
     TEST(test_ds_put_format),
