@@ -145,3 +145,23 @@ scenario_json_names() {
     check_eq "$tag: the name round-trips" $'q"\\\x01\xc3\xa9\xc3\xbf' \
              "$name"
 }
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.
+
+# json_error TAG STATUS TEXT ARGS...: kernel_delay --json ARGS fails with
+# exit STATUS and "ERROR: TEXT..." on standard error, nothing on standard
+# output.
+json_error() {
+    local tag=$1 status=$2 text=$3
+
+    shift 3
+    kd_start "$tag" --json "$@"
+    wait_exit "$KD_PID" 60
+    check_eq "$tag: exit status" "$status" "$WAIT_RC"
+    check_eq "$tag: nothing on stdout" 0 "$(wc -c <"$KD_OUT")"
+    grep -q "^ERROR: $text" "$KD_ERR" \
+        && pass "$tag: the error on stderr" \
+        || fail "$tag: the error on stderr" "ERROR: $text..." \
+                "$(head -c 200 "$KD_ERR")"
+}

@@ -214,3 +214,26 @@ scenario_stopped() {
         fi
     done
 }
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.
+
+# irq_snapshot: IRQ_COUNT[IRQ:CPU] and IRQ_NAME[IRQ] from /proc/interrupts
+# (numbered lines only; the name is the last field).
+declare -A IRQ_COUNT=() IRQ_NAME=()
+irq_snapshot() {
+    local irq cpu count name
+
+    IRQ_COUNT=()
+    IRQ_NAME=()
+    while read -r irq name cpu count; do
+        IRQ_NAME[$irq]=$name
+        IRQ_COUNT[$irq:$cpu]=$count
+    done < <(awk 'NR == 1 { ncpu = NF; next }
+                  $1 ~ /^[0-9]+:$/ {
+                      sub(/:/, "", $1)
+                      for (i = 0; i < ncpu; i++) {
+                          print $1, $NF, i, $(i + 2)
+                      }
+                  }' /proc/interrupts)
+}

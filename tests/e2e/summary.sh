@@ -11,9 +11,7 @@ scenario_summary() {
 
     kd_begin $tag 0.8 -p "${WL_PID[main]}" --summary || return
     wl_cmd main "contend 200 0" || fail "$tag: job"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_finish "$tag" 30
     # The report, then a blank line and the summary.
     awk '/^# SUMMARY:/ { exit } { print }' "$KD_OUT" | head -n -1 \
         >"$KD_OUT.report"

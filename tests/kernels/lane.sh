@@ -33,8 +33,8 @@ set -u
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=tests/e2e-lib.sh
-. "$HERE/e2e-lib.sh"
+# shellcheck source=tests/e2e/lib.sh
+. "$HERE/e2e/lib.sh"
 
 LANE_SECTIONS=${LANE_SECTIONS:-kprobe headers ovs unload reference}
 REFERENCE=${KD_REFERENCE:-$HERE/../../shared/reference/kernel_delay.py}
