@@ -6,7 +6,8 @@
 # /proc/interrupts (hardirq).  All read --json with jq.  Sourced by
 # tests/e2e.sh.
 
-# Run and run-queue time under contention (urcu3 against pmd4 on one CPU).
+# Run and run-queue time under contention (urcu3 against pmd4 on one CPU,
+# both under SCHED_RR for the job: the CPU is theirs, whatever else runs).
 scenario_contend() {
     local tag=contend ms=200 cpu=0 pid=${WL_PID[main]}
     local urcu=${WL_TID[main:urcu3]} pmd=${WL_TID[main:pmd4]}
@@ -40,10 +41,11 @@ scenario_contend() {
 
 # check_ran_instead TAG THREAD TID OTHER OTHER_TID OTHER_BEFORE OTHER_AFTER
 # STEAL_TICKS: who ran instead of THREAD in the JSON sample: its charges add
-# up to its READY total, OTHER (the only other thread pinned to its CPU)
-# comes first, and was charged no more than it ran (its schedstat delta,
-# with check_sched's tolerance for a RUN total: a charge is measured by the
-# same clock reads as the tool's RUN total, with the same error a switch).
+# up to its READY total, OTHER (the only other thread of its priority on
+# its CPU: ordinary tasks cannot take it from them) comes first, and was
+# charged no more than it ran (its schedstat delta, with check_sched's
+# tolerance for a RUN total: a charge is measured by the same clock reads
+# as the tool's RUN total, with the same error a switch).
 check_ran_instead() {
     local tag=$1 thread=$2 tid=$3 other=$4 otid=$5 r0 r1 sum ready got
 

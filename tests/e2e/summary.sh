@@ -45,7 +45,8 @@ scenario_summary() {
 }
 
 # check_summary_ran TAG: who ran instead, after "contend" (urcu3 and pmd4
-# pinned to one CPU, nothing else there): each one held the CPU while the
+# pinned to one CPU under SCHED_RR, which no ordinary task can take from
+# them, whatever else runs on the machine): each one held the CPU while the
 # other waited, for most of its wait, and the worst line says so.
 check_summary_ran() {
     local tag=$1 u3=${WL_TID[main:urcu3]} p4=${WL_TID[main:pmd4]}
