@@ -268,7 +268,8 @@ $LP_STOP - stopped $v)" 0 $((LP_STOP - v + MS)) \
     read -r p0 _ <<<"$p0"
     read -r p1 _ <<<"$p1"
     check_range "$tag: pmd4's share <= its run time (schedstat)" 1 \
-                $((p1 - p0 + tol)) "$(lr '.ran_instead[0].ns')"
+                $((p1 - p0 + tol)) \
+                "$(lr ".ran_instead[] | select(.tid == $pmd) | .ns")"
 
     # The dominant part: the largest of the truth, by design (the stop
     # was held 300 ms longer than all the rest); the truth must say so.
