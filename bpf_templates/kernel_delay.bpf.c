@@ -50,6 +50,8 @@
 #define KD_WITH_GAPS        @WITH_GAPS@
 #define KD_OFF_TASK_CPU     @OFF_TASK_CPU@
 #define KD_OFF_TASK_COMM    @OFF_TASK_COMM@
+#define KD_OFF_TASK_SUM_EXEC @OFF_TASK_SUM_EXEC@
+#define KD_OFF_TASK_PCOUNT  @OFF_TASK_PCOUNT@
 #define KD_MAX_CPUS         @MAX_CPUS@
 #define KD_MAX_RAN          @MAX_RAN_ENTRIES@
 #define KD_LONG_POLL_MIN_NS @LONG_POLL_MIN_NS@
@@ -286,6 +288,27 @@ kd_task_u32(void *task, int offset)
 }
 
 static __always_inline u64
+kd_task_u64(void *task, int offset)
+{
+    u64 val = 0;
+
+    bpf_probe_read_kernel(&val, sizeof val, task + offset);
+    return val;
+}
+
+/* Keeps in 'st' the run time and timeslices the kernel counts for thread
+ * 'task' now (see kd_unseen_arrival()). */
+static __always_inline void
+kd_base_take(struct kd_tstate *st, void *task)
+{
+    st->exec_base = kd_task_u64(task, KD_OFF_TASK_SUM_EXEC);
+    if ((long) KD_OFF_TASK_PCOUNT >= 0) {
+        st->pcount_base = kd_task_u64(task, KD_OFF_TASK_PCOUNT);
+    }
+    st->flags |= KD_TSTATE_BASE;
+}
+
+static __always_inline u64
 kd_task_state(void *task)
 {
     u64 state = 0;
@@ -440,17 +463,29 @@ kd_charge(u32 tid, struct kd_tstate *st, u64 ns, const struct kd_holder *h)
 }
 #endif
 
-/* Charges the current task, which leaves CPU 'cpu' now, to each thread
- * waiting there; forgets the registrations that are stale.  A waiter that
- * is the current task ran without its switch in being seen (the kernel
- * skipped our program): it is not charged for itself, and its wait is
- * over. */
+/* Frees slot 'i' of CPU waiters 'cw' if thread 'tid' holds it.  The count
+ * of waiters changes only with a slot, atomically, and is never recounted:
+ * a recount written back could lose a registration made on another CPU
+ * meanwhile (a wake-up or a move to this CPU), and with it the charges of
+ * the switches that follow, so that the next charge would give the task
+ * then on the CPU the time of those before it. */
 static __always_inline void
-kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now)
+kd_wait_free(struct kd_cpu_wait *cw, u32 i, u32 tid)
 {
-    struct kd_holder h = kd_holder_current();
-    u32 holder = h.tid;
-    u64 n = 0;
+    if (__sync_val_compare_and_swap(&cw->tids[i], tid, 0) == tid) {
+        __sync_fetch_and_add(&cw->n, (u64) -1);
+    }
+}
+
+/* Charges task 'h', which leaves CPU 'cpu' at 'now', to each thread
+ * waiting there; forgets the registrations that are stale.  A waiter that
+ * is 'h' itself (the current task) ran without its switch in being seen:
+ * it is not charged for itself, and its wait is over. */
+static __always_inline void
+kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now,
+                  const struct kd_holder *h)
+{
+    u32 holder = h->tid;
 
 #pragma unroll
     for (int i = 0; i < KD_CPU_WAITERS; i++) {
@@ -467,18 +502,39 @@ kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now)
             if (st && tid == holder) {
                 st->wait_cpu = 0;
             }
-            cw->tids[i] = 0;
+            kd_wait_free(cw, i, tid);
             continue;
         }
         from = st->charged_ts > cw->since ? st->charged_ts : cw->since;
         if (now > from) {
-            kd_charge(tid, st, now - from, &h);
+            kd_charge(tid, st, now - from, h);
         }
         st->charged_ts = now;
-        n++;
     }
-    cw->n = n;
     cw->since = now;
+}
+
+/* The current task leaves CPU 'cpu' now: charges it to the threads waiting
+ * there.  'before' is not 0 when the CPU switched without the tracepoint
+ * since its last switch seen: the current task is not 'before', the task
+ * seen getting the CPU then.  'before' held the CPU until the current
+ * task's switch in at 'arrived', when that is known (see
+ * kd_unseen_arrival()), and the current task from then; else the time
+ * since the last switch seen goes to no task known. */
+static __always_inline void
+kd_charge_switch(u32 cpu, struct kd_cpu_wait *cw, u64 now, u64 before,
+                 u64 arrived)
+{
+    struct kd_holder h = kd_holder_current();
+
+    if (before && arrived) {
+        struct kd_holder hb = kd_holder_task((void *) before);
+
+        kd_charge_waiters(cpu, cw, arrived, &hb);
+    } else if (before) {
+        h.known = false;
+    }
+    kd_charge_waiters(cpu, cw, now, &h);
 }
 
 /* Ends the registration of thread 'tid' as a waiter, if any. */
@@ -495,11 +551,8 @@ kd_wait_end(u32 tid, struct kd_tstate *st)
     cpu = st->wait_cpu - 1;
     st->wait_cpu = 0;
     cw = cpu_wait.lookup(&cpu);
-    if (cw && slot < KD_CPU_WAITERS && cw->tids[slot] == tid) {
-        cw->tids[slot] = 0;
-        if (cw->n) {
-            __sync_fetch_and_add(&cw->n, (u64) -1);
-        }
+    if (cw && slot < KD_CPU_WAITERS) {
+        kd_wait_free(cw, slot, tid);
     }
 }
 
@@ -787,6 +840,9 @@ kd_wakeup(void *task)
     if (!st) {
         return;
     }
+    if (!(st->flags & KD_TSTATE_BASE)) {
+        kd_base_take(st, task);
+    }
 
     /* A stopped thread ends its stop when SIGCONT wakes it up. */
     if (st->stop_ts) {
@@ -868,26 +924,84 @@ RAW_TRACEPOINT_PROBE(sched_migrate_task)
 }
 #endif
 
+/* Thread 'tid' ends now its wait in a run queue, started at
+ * st->ready_ts. */
+static __always_inline void
+kd_ready_end(u32 tid, struct kd_tstate *st, u64 now)
+{
+#if KD_WITH_STATS
+    struct kd_tstats *stats = kd_tstats_get(tid);
+
+    if (stats) {
+        kd_stat_add(&stats->ready, now - st->ready_ts);
+    }
+    kd_hist_add(tid, KD_HIST_READY, now - st->ready_ts);
+#endif
+#if KD_WITH_ACCT
+    st->acct.v[KD_ACCT_READY] += now - st->ready_ts;
+    st->acct.v[KD_ACCT_WAITS]++;
+#endif
+    st->ready_ts = 0;
+}
+
+/* Thread 'tid' of the target, whose task_struct is 'task', leaves its CPU
+ * now: when its switch in was not seen, when it got the CPU.  Some kernels
+ * switch tasks without running the sched_switch tracepoint (the
+ * development machine's, for the switches away from the threads of one
+ * process: see the man page, OUTPUT), but count the thread's timeslices
+ * (sched_info.pcount) and run time (se.sum_exec_runtime) all the same:
+ * since the last wake-up or switch out seen (KD_TSTATE_BASE), a timeslice
+ * more with no switch in seen is a switch in not seen, which happened as
+ * long before now as the thread ran since.  (Where the kernel counts no
+ * timeslices, a switch out after one seen, with no switch in seen, tells
+ * the same.)  Returns that time, not before the thread was last ready, or
+ * 0. */
+static __always_inline u64
+kd_unseen_arrival(u32 tid, void *task, u64 now)
+{
+    struct kd_tstate *st = kd_tstate_find(tid);
+    u64 ran, arrived;
+
+    if (!st || st->run_ts || !(st->flags & KD_TSTATE_BASE)) {
+        return 0;
+    }
+    if ((long) KD_OFF_TASK_PCOUNT >= 0
+        ? kd_task_u64(task, KD_OFF_TASK_PCOUNT) == st->pcount_base
+        : !(st->flags & KD_TSTATE_SWITCHED)) {
+        return 0;
+    }
+    ran = kd_task_u64(task, KD_OFF_TASK_SUM_EXEC) - st->exec_base;
+    arrived = ran < now ? now - ran : 0;
+    return arrived > st->ready_ts ? arrived : st->ready_ts;
+}
+
 /* TP_PROTO(bool preempt, struct task_struct *prev,
  *          struct task_struct *next, ...).  When it fires, 'current' is
  * still 'prev'. */
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
     u64 prev_pid_tgid = bpf_get_current_pid_tgid();
+    void *prev = (void *) ctx->args[1];
     void *next = (void *) ctx->args[2];
     struct kd_tstate *st;
     bool prev_ours = (prev_pid_tgid >> 32) == KD_TGID;
     bool next_ours;
     bool waiters = false;
+    u64 arrived = 0;
     u64 now = 0;
 
     next_ours = kd_task_u32(next, KD_OFF_TASK_TGID) == KD_TGID;
 #if KD_WITH_ACCT
     u32 cpu = bpf_get_smp_processor_id();
     struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
+    u64 before = 0;
 
     if (cw) {
         waiters = cw->n;
+        /* Not the task seen getting the CPU last: a switch not seen. */
+        if (cw->cur && cw->cur != (u64) prev) {
+            before = cw->cur;
+        }
         cw->cur = (u64) next;
     }
 #endif
@@ -895,15 +1009,18 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         return 0;
     }
     now = bpf_ktime_get_ns();
+    if (prev_ours) {
+        arrived = kd_unseen_arrival((u32) prev_pid_tgid, prev, now);
+    }
 #if KD_WITH_ACCT
     if (waiters) {
-        kd_charge_waiters(cpu, cw, now);
+        kd_charge_switch(cpu, cw, now, before, arrived);
     }
 #endif
 
     if (prev_ours) {
         u32 tid = (u32) prev_pid_tgid;
-        u64 state = kd_task_state((void *) ctx->args[1]);
+        u64 state = kd_task_state(prev);
 
         st = kd_tstate_get(tid);
         if (st) {
@@ -913,6 +1030,30 @@ RAW_TRACEPOINT_PROBE(sched_switch)
             bool runnable = ctx->args[0] || state == KD_TASK_RUNNING;
             bool stopped = !runnable && (state & KD_TASK_STOPPED);
 
+            if (arrived) {
+                /* Its switch in was not seen: it waited until 'arrived',
+                 * then ran. */
+                counters.increment(KD_COUNTER_SWITCHES_MISSED);
+                if (st->ready_ts) {
+                    kd_ready_end(tid, st, arrived);
+                }
+#if KD_WITH_ACCT
+                /* Still registered as waiting (not here, or charged up to
+                 * 'arrived' above): the rest of its wait, on a CPU where
+                 * the switch was not seen either, goes to nobody known. */
+                if (st->wait_cpu) {
+                    struct kd_holder nobody = { .known = false };
+
+                    if (arrived > st->charged_ts) {
+                        kd_charge(tid, st, arrived - st->charged_ts,
+                                  &nobody);
+                    }
+                    kd_wait_end(tid, st);
+                }
+                st->sleep_ts = st->stop_ts = 0;
+#endif
+                st->run_ts = arrived;
+            }
             st->ready_ts = runnable ? now : 0;
             if (stopped) {
                 st->stop_ts = now;
@@ -939,11 +1080,9 @@ RAW_TRACEPOINT_PROBE(sched_switch)
                 st->acct.v[KD_ACCT_RUN] += now - st->run_ts;
 #endif
                 st->run_ts = 0;
-            } else if (st->flags & KD_TSTATE_SWITCHED) {
-                /* Its switch in was not seen. */
-                counters.increment(KD_COUNTER_SWITCHES_MISSED);
             }
             st->flags |= KD_TSTATE_SWITCHED;
+            kd_base_take(st, prev);
         }
     }
 
@@ -953,19 +1092,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         st = kd_tstate_get(tid);
         if (st) {
             if (st->ready_ts) {
-#if KD_WITH_STATS
-                struct kd_tstats *stats = kd_tstats_get(tid);
-
-                if (stats) {
-                    kd_stat_add(&stats->ready, now - st->ready_ts);
-                }
-                kd_hist_add(tid, KD_HIST_READY, now - st->ready_ts);
-#endif
-#if KD_WITH_ACCT
-                st->acct.v[KD_ACCT_READY] += now - st->ready_ts;
-                st->acct.v[KD_ACCT_WAITS]++;
-#endif
-                st->ready_ts = 0;
+                kd_ready_end(tid, st, now);
             }
 #if KD_WITH_ACCT
             /* The last charge of its wait, unless the loop above made it:

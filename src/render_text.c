@@ -13,6 +13,12 @@
 #include "snapshot.h"
 #include "syscalls.h"
 
+/* What the warning about unseen context switches says of them (see the
+ * man page, "Unseen context switches"). */
+static const char kd_unseen_switches[] =
+    "of the traced threads, which the kernel made without running\n"
+    "#          the sched_switch tracepoint";
+
 /* Writes 'ds' out to 'out' (if not NULL) once it holds 64 kB. */
 static void
 kd_render_flush(struct kd_ds *ds, FILE *out)
@@ -138,10 +144,11 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     if (snap->switches_missed) {
         kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
                          "not see %" PRIu64 " context switches\n#          "
-                         "of the traced threads (a thread switched out "
-                         "without having switched\n#          in, or in "
-                         "twice): the RUN and READY counts above are short "
-                         "by\n#          as many.\n", snap->switches_missed);
+                         "%s: a turn whose start was not seen is timed\n"
+                         "#          by the kernel's own run time of its "
+                         "thread; a thread seen switching\n#          in "
+                         "twice is one RUN and READY short.\n",
+                         snap->switches_missed, kd_unseen_switches);
     }
 }
 
@@ -317,9 +324,11 @@ kd_render_text_watch_end(struct kd_ds *ds, const struct kd_snapshot *snap,
     if (snap->switches_missed) {
         kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
                          "not see %" PRIu64 " context switches\n#          "
-                         "of the traced threads: the intervals above may "
-                         "miss part of their\n#          time (then "
-                         "unaccounted).\n", snap->switches_missed);
+                         "%s: a turn whose start was not seen is timed\n"
+                         "#          by the kernel's own run time of its "
+                         "thread; what is still not\n#          known is "
+                         "unaccounted.\n", snap->switches_missed,
+                         kd_unseen_switches);
     }
     kd_render_text_final(ds, snap->counters, 1);
 }

@@ -192,8 +192,9 @@ scenario_long_poll() {
                  "$KD_OUT" | head -n 1)
     check_eq "$tag: the long interval (with tgkill): name and pid" \
              "revalidator2 $pid" "$(lr '"\(.name) \(.pid)"')"
+    # Switches the kernel made without the tracepoint are timed from its
+    # own counts: the parts below must hold all the same.
     if (($(lr .warnings.switches_missed) > 0)); then
-        LOST_SWITCH=1
         note "$tag: $(lr .warnings.switches_missed) switches not seen"
     fi
 
