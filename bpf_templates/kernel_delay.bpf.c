@@ -20,12 +20,19 @@
  * Time intervals are only counted when they both start and end while
  * capture is on, as the reference does.
  *
- * Three switches shape the program: KD_WITH_STATS, the per-sample
- * statistics of the reference's report (every mode but
- * --long-poll-events); KD_WITH_ACCT, each thread's running time accounts
- * (struct kd_acct) and who ran instead of it while it waited (--summary,
- * --json, --long-poll-events); KD_WITH_GAPS, the long poll intervals
- * (--long-poll-events).
+ * Switches shape the program: each is a KD_WITH_* macro, 1 or 0, set
+ * once below from its placeholder and tested only as "#if KD_WITH_*".
+ * KD_WITH_STATS, the per-sample statistics of the reference's report
+ * (every mode but --long-poll-events); KD_WITH_ACCT, each thread's running
+ * time accounts (struct kd_acct) and who ran instead of it while it waited
+ * (--summary, --json, --long-poll-events); KD_WITH_GAPS, the long poll
+ * intervals (--long-poll-events); KD_WITH_HISTOGRAMS (--histogram);
+ * KD_WITH_EVENTS, the ring buffer, and KD_WITH_SYSCALL_EVENTS and
+ * KD_WITH_STACKS, what goes through it (-s, --stack-trace-size);
+ * KD_WITH_START_TRIGGER and KD_WITH_STOP_TRIGGER (--start-trigger,
+ * --stop-trigger); KD_WITH_UPCALL_STATS (unless --skip-upcall-stats, when
+ * the kernel can trace ovs_dp_upcall()).  Every other placeholder is a
+ * value, also set once below: the body has none.
  */
 @INCLUDES@
 
@@ -45,9 +52,6 @@
 #define KD_MAX_THREADS      @MAX_THREADS@
 #define KD_MAX_SYSCALLS     @MAX_SYSCALL_ENTRIES@
 #define KD_MAX_IRQS         @MAX_IRQ_ENTRIES@
-#define KD_WITH_STATS       @WITH_STATS@
-#define KD_WITH_ACCT        @WITH_ACCT@
-#define KD_WITH_GAPS        @WITH_GAPS@
 #define KD_OFF_TASK_CPU     @OFF_TASK_CPU@
 #define KD_OFF_TASK_COMM    @OFF_TASK_COMM@
 #define KD_OFF_TASK_SUM_EXEC @OFF_TASK_SUM_EXEC@
@@ -55,6 +59,23 @@
 #define KD_MAX_CPUS         @MAX_CPUS@
 #define KD_MAX_RAN          @MAX_RAN_ENTRIES@
 #define KD_LONG_POLL_MIN_NS @LONG_POLL_MIN_NS@
+#define KD_MAX_HISTS        @MAX_HIST_ENTRIES@
+#define KD_BUFFER_PAGES     @BUFFER_PAGE_COUNT@
+#define KD_STACK_TRACES     @STACK_TRACE_SIZE@
+#define KD_RB_WAKEUP_EVENTS @RB_WAKEUP_EVENTS@
+#define KD_EVENTS_MIN_NS    @SYSCALL_EVENTS_MIN_NS@
+#define KD_SKIP_POLL_EVENTS @SKIP_POLL_EVENTS@
+
+#define KD_WITH_STATS           @WITH_STATS@
+#define KD_WITH_ACCT            @WITH_ACCT@
+#define KD_WITH_GAPS            @WITH_GAPS@
+#define KD_WITH_HISTOGRAMS      @WITH_HISTOGRAMS@
+#define KD_WITH_EVENTS          @WITH_EVENTS@
+#define KD_WITH_SYSCALL_EVENTS  @WITH_SYSCALL_EVENTS@
+#define KD_WITH_STACKS          @WITH_STACKS@
+#define KD_WITH_START_TRIGGER   @WITH_START_TRIGGER@
+#define KD_WITH_STOP_TRIGGER    @WITH_STOP_TRIGGER@
+#define KD_WITH_UPCALL_STATS    @WITH_UPCALL_STATS@
 
 /* Scheduler and interrupt constants; part of the kernel's stable ABI. */
 #define KD_TASK_RUNNING     0x0000
@@ -83,8 +104,8 @@ BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, KD_MAX_IRQS);
 BPF_HASH(names, u32, struct kd_name, KD_MAX_THREADS);
 #endif
-#if @WITH_HISTOGRAMS@
-BPF_HASH(hists, struct kd_hist_key, u64, @MAX_HIST_ENTRIES@);
+#if KD_WITH_HISTOGRAMS
+BPF_HASH(hists, struct kd_hist_key, u64, KD_MAX_HISTS);
 #endif
 #if KD_WITH_ACCT
 BPF_ARRAY(cpu_wait, struct kd_cpu_wait, KD_MAX_CPUS);
@@ -93,8 +114,8 @@ BPF_ARRAY(cpu_wait, struct kd_cpu_wait, KD_MAX_CPUS);
 BPF_HASH(ran, struct kd_ran_key, struct kd_ran, KD_MAX_RAN);
 #endif
 
-#if @WITH_EVENTS@
-BPF_RINGBUF_OUTPUT(events, @BUFFER_PAGE_COUNT@);
+#if KD_WITH_EVENTS
+BPF_RINGBUF_OUTPUT(events, KD_BUFFER_PAGES);
 
 static __always_inline struct kd_event *
 kd_event_reserve(u32 id, u64 now)
@@ -117,9 +138,9 @@ kd_event_reserve(u32 id, u64 now)
 }
 #endif
 
-#if @WITH_SYSCALL_EVENTS@
-#if @WITH_STACKS@
-BPF_STACK_TRACE(stack_traces, @STACK_TRACE_SIZE@);
+#if KD_WITH_SYSCALL_EVENTS
+#if KD_WITH_STACKS
+BPF_STACK_TRACE(stack_traces, KD_STACK_TRACES);
 #endif
 
 /* Syscall events wake the reader up once every KD_RB_WAKEUP_EVENTS per
@@ -128,7 +149,6 @@ BPF_STACK_TRACE(stack_traces, @STACK_TRACE_SIZE@);
  * switch, per syscall.  The rest it finds at its periodic wake-up (every
  * 100 ms at most) or when the sample ends; user space sizes the interval
  * so that the CPUs' pending events fill at most a quarter of the buffer. */
-#define KD_RB_WAKEUP_EVENTS @RB_WAKEUP_EVENTS@
 BPF_PERCPU_ARRAY(rb_pending, u64, 1);
 
 static __always_inline u64
@@ -153,12 +173,12 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
 {
     struct kd_event *event;
 
-    u64 min_ns = @SYSCALL_EVENTS_MIN_NS@;
+    u64 min_ns = KD_EVENTS_MIN_NS;
 
     /* As the reference: "-s N" keeps syscalls longer than N ns, "-s"
      * keeps them all. */
     if ((min_ns && now - entry_ts <= min_ns)
-        || (@SKIP_POLL_EVENTS@ && nr == KD_SYSCALL_POLL)) {
+        || (KD_SKIP_POLL_EVENTS && nr == KD_SYSCALL_POLL)) {
         return;
     }
     event = kd_event_reserve(KD_EVENT_SYSCALL, now);
@@ -167,7 +187,7 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
     }
     event->entry_ts = entry_ts;
     event->syscall = nr;
-#if @WITH_STACKS@
+#if KD_WITH_STACKS
     event->user_stack_id = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     event->kernel_stack_id = stack_traces.get_stackid(ctx, 0);
 #endif
@@ -264,7 +284,7 @@ kd_stat_add(struct kd_stat *stat, u64 delta)
 static __always_inline void
 kd_hist_add(u32 tid, u32 what, u64 delta)
 {
-#if @WITH_HISTOGRAMS@
+#if KD_WITH_HISTOGRAMS
     struct kd_hist_key key = { .tid = tid, .what = what,
                                .slot = bpf_log2l(delta) };
     u64 zero = 0;
@@ -813,7 +833,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     }
     kd_hist_add(tid, nr, now - st->syscall_ts);
 #endif
-#if @WITH_SYSCALL_EVENTS@
+#if KD_WITH_SYSCALL_EVENTS
     kd_syscall_event(ctx, nr, st->syscall_ts, now);
 #endif
     st->syscall_ts = 0;
@@ -924,6 +944,71 @@ RAW_TRACEPOINT_PROBE(sched_migrate_task)
 }
 #endif
 
+/*
+ * Context switches.  sched_switch only dispatches, to the helpers below:
+ * who ran instead (kd_ran_switch(), kd_ran_charge()), the end of the
+ * previous thread's turn on the CPU (kd_switch_out()) and the start of
+ * the next one's (kd_switch_in()).  These keep the run and ready times
+ * (kd_run_end(), kd_ready_end()) and the time accounts
+ * (kd_acct_switch_out(), kd_acct_switch_in()); a switch in the kernel
+ * made without the tracepoint is found at the switch out that follows
+ * (kd_unseen_arrival()).
+ */
+
+/* Who ran instead: CPU 'cpu' now switches from task 'prev' to 'next'.
+ * Returns the CPU's waiters, if a thread of the target may wait there,
+ * else NULL; '*before' is the task seen getting the CPU last when that
+ * is not 'prev' (a switch not seen since), else 0. */
+static __always_inline struct kd_cpu_wait *
+kd_ran_switch(u32 cpu, void *prev, void *next, u64 *before)
+{
+    *before = 0;
+#if KD_WITH_ACCT
+    struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
+
+    if (cw) {
+        if (cw->cur && cw->cur != (u64) prev) {
+            *before = cw->cur;
+        }
+        cw->cur = (u64) next;
+        if (cw->n) {
+            return cw;
+        }
+    }
+#endif
+    return NULL;
+}
+
+/* Who ran instead: the current task, which leaves CPU 'cpu' now, held it
+ * while the threads of 'cw' waited, since its switch in when that was
+ * not seen (see kd_charge_switch()). */
+static __always_inline void
+kd_ran_charge(u32 cpu, struct kd_cpu_wait *cw, u64 now, u64 before,
+              u64 arrived)
+{
+#if KD_WITH_ACCT
+    kd_charge_switch(cpu, cw, now, before, arrived);
+#endif
+}
+
+/* Thread 'tid' ends now its turn on a CPU, started at st->run_ts. */
+static __always_inline void
+kd_run_end(u32 tid, struct kd_tstate *st, u64 now)
+{
+#if KD_WITH_STATS
+    struct kd_tstats *stats = kd_tstats_get(tid);
+
+    if (stats) {
+        kd_stat_add(&stats->run, now - st->run_ts);
+    }
+    kd_hist_add(tid, KD_HIST_RUN, now - st->run_ts);
+#endif
+#if KD_WITH_ACCT
+    st->acct.v[KD_ACCT_RUN] += now - st->run_ts;
+#endif
+    st->run_ts = 0;
+}
+
 /* Thread 'tid' ends now its wait in a run queue, started at
  * st->ready_ts. */
 static __always_inline void
@@ -942,6 +1027,46 @@ kd_ready_end(u32 tid, struct kd_tstate *st, u64 now)
     st->acct.v[KD_ACCT_WAITS]++;
 #endif
     st->ready_ts = 0;
+}
+
+/* The accounts of thread 'tid' as it leaves CPU 'cpu' now: still
+ * 'runnable', it starts waiting in that CPU's run queue; neither runnable
+ * nor 'stopped', its sleep starts. */
+static __always_inline void
+kd_acct_switch_out(u32 tid, struct kd_tstate *st, bool runnable,
+                   bool stopped, u32 cpu, u64 now)
+{
+#if KD_WITH_ACCT
+    if (runnable) {
+        st->acct.v[KD_ACCT_PREEMPTIONS]++;
+        kd_wait_begin(tid, st, cpu, now);
+    } else if (!stopped) {
+        st->sleep_ts = now;
+        st->acct.v[KD_ACCT_SLEEPS]++;
+    }
+#endif
+}
+
+/* The accounts of thread 'tid' as it gets CPU 'cpu' now: the last charge
+ * of its wait, unless kd_charge_waiters() made it (the task that leaves
+ * the CPU held it until now), and the end of its registration. */
+static __always_inline void
+kd_acct_switch_in(u32 tid, struct kd_tstate *st, u32 cpu, u64 now)
+{
+#if KD_WITH_ACCT
+    if (st->wait_cpu) {
+        struct kd_holder h = kd_holder_current();
+
+        /* Registered elsewhere: a move not seen. */
+        h.known = st->wait_cpu == cpu + 1;
+        if (now > st->charged_ts) {
+            kd_charge(tid, st, now - st->charged_ts, &h);
+        }
+        kd_wait_end(tid, st);
+    }
+    /* Asleep or stopped without a wake-up seen: not counted. */
+    st->sleep_ts = st->stop_ts = 0;
+#endif
 }
 
 /* Thread 'tid' of the target, whose task_struct is 'task', leaves its CPU
@@ -975,36 +1100,101 @@ kd_unseen_arrival(u32 tid, void *task, u64 now)
     return arrived > st->ready_ts ? arrived : st->ready_ts;
 }
 
+/* Thread 'tid' got its CPU at 'arrived' without the switch being seen (see
+ * kd_unseen_arrival()): counts the miss, ends its wait then, and starts
+ * its turn then.  A registration as a waiter still left (on a CPU where
+ * the switch was not seen either; on this one, kd_charge_switch() charged
+ * it up to 'arrived') is charged to nobody known. */
+static __always_inline void
+kd_unseen_switch_in(u32 tid, struct kd_tstate *st, u64 arrived)
+{
+    counters.increment(KD_COUNTER_SWITCHES_MISSED);
+    if (st->ready_ts) {
+        kd_ready_end(tid, st, arrived);
+    }
+#if KD_WITH_ACCT
+    if (st->wait_cpu) {
+        struct kd_holder nobody = { .known = false };
+
+        if (arrived > st->charged_ts) {
+            kd_charge(tid, st, arrived - st->charged_ts, &nobody);
+        }
+        kd_wait_end(tid, st);
+    }
+    st->sleep_ts = st->stop_ts = 0;
+#endif
+    st->run_ts = arrived;
+}
+
+/* Thread 'tid' of the target, whose task_struct is 'task', leaves CPU
+ * 'cpu' now ('preempt': it was preempted); its switch in, when not seen,
+ * was at 'arrived'. */
+static __always_inline void
+kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now,
+              u64 arrived)
+{
+    u64 state = kd_task_state(task);
+    struct kd_tstate *st = kd_tstate_get(tid);
+    bool runnable, stopped;
+
+    if (!st) {
+        return;
+    }
+    if (arrived) {
+        kd_unseen_switch_in(tid, st, arrived);
+    }
+    /* Still runnable (preempted, or yielding): it now waits in the run
+     * queue.  Stopped: it waits for SIGCONT.  Else it sleeps. */
+    runnable = preempt || state == KD_TASK_RUNNING;
+    stopped = !runnable && (state & KD_TASK_STOPPED);
+    st->ready_ts = runnable ? now : 0;
+    if (stopped) {
+        st->stop_ts = now;
+    }
+    kd_acct_switch_out(tid, st, runnable, stopped, cpu, now);
+    if (st->run_ts) {
+        kd_run_end(tid, st, now);
+    }
+    st->flags |= KD_TSTATE_SWITCHED;
+    kd_base_take(st, task);
+}
+
+/* Thread 'tid' of the target gets CPU 'cpu' now. */
+static __always_inline void
+kd_switch_in(u32 tid, u32 cpu, u64 now)
+{
+    struct kd_tstate *st = kd_tstate_get(tid);
+
+    if (!st) {
+        return;
+    }
+    if (st->ready_ts) {
+        kd_ready_end(tid, st, now);
+    }
+    kd_acct_switch_in(tid, st, cpu, now);
+    if (st->run_ts) {
+        /* Its last switch out was not seen. */
+        counters.increment(KD_COUNTER_SWITCHES_MISSED);
+    }
+    st->flags |= KD_TSTATE_SWITCHED;
+    st->run_ts = now;
+}
+
 /* TP_PROTO(bool preempt, struct task_struct *prev,
  *          struct task_struct *next, ...).  When it fires, 'current' is
- * still 'prev'. */
+ * still 'prev'.  Only the accounts need the CPU. */
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
     u64 prev_pid_tgid = bpf_get_current_pid_tgid();
     void *prev = (void *) ctx->args[1];
     void *next = (void *) ctx->args[2];
-    struct kd_tstate *st;
     bool prev_ours = (prev_pid_tgid >> 32) == KD_TGID;
-    bool next_ours;
-    bool waiters = false;
-    u64 arrived = 0;
-    u64 now = 0;
+    bool next_ours = kd_task_u32(next, KD_OFF_TASK_TGID) == KD_TGID;
+    u32 cpu = KD_WITH_ACCT ? bpf_get_smp_processor_id() : 0;
+    u64 before;
+    struct kd_cpu_wait *waiters = kd_ran_switch(cpu, prev, next, &before);
+    u64 now, arrived = 0;
 
-    next_ours = kd_task_u32(next, KD_OFF_TASK_TGID) == KD_TGID;
-#if KD_WITH_ACCT
-    u32 cpu = bpf_get_smp_processor_id();
-    struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
-    u64 before = 0;
-
-    if (cw) {
-        waiters = cw->n;
-        /* Not the task seen getting the CPU last: a switch not seen. */
-        if (cw->cur && cw->cur != (u64) prev) {
-            before = cw->cur;
-        }
-        cw->cur = (u64) next;
-    }
-#endif
     if ((!prev_ours && !next_ours && !waiters) || !kd_capturing()) {
         return 0;
     }
@@ -1012,111 +1202,15 @@ RAW_TRACEPOINT_PROBE(sched_switch)
     if (prev_ours) {
         arrived = kd_unseen_arrival((u32) prev_pid_tgid, prev, now);
     }
-#if KD_WITH_ACCT
     if (waiters) {
-        kd_charge_switch(cpu, cw, now, before, arrived);
+        kd_ran_charge(cpu, waiters, now, before, arrived);
     }
-#endif
-
     if (prev_ours) {
-        u32 tid = (u32) prev_pid_tgid;
-        u64 state = kd_task_state(prev);
-
-        st = kd_tstate_get(tid);
-        if (st) {
-            /* Still runnable (preempted, or yielding): it now waits in
-             * the run queue.  Stopped: it waits for SIGCONT.  Else it
-             * sleeps. */
-            bool runnable = ctx->args[0] || state == KD_TASK_RUNNING;
-            bool stopped = !runnable && (state & KD_TASK_STOPPED);
-
-            if (arrived) {
-                /* Its switch in was not seen: it waited until 'arrived',
-                 * then ran. */
-                counters.increment(KD_COUNTER_SWITCHES_MISSED);
-                if (st->ready_ts) {
-                    kd_ready_end(tid, st, arrived);
-                }
-#if KD_WITH_ACCT
-                /* Still registered as waiting (not here, or charged up to
-                 * 'arrived' above): the rest of its wait, on a CPU where
-                 * the switch was not seen either, goes to nobody known. */
-                if (st->wait_cpu) {
-                    struct kd_holder nobody = { .known = false };
-
-                    if (arrived > st->charged_ts) {
-                        kd_charge(tid, st, arrived - st->charged_ts,
-                                  &nobody);
-                    }
-                    kd_wait_end(tid, st);
-                }
-                st->sleep_ts = st->stop_ts = 0;
-#endif
-                st->run_ts = arrived;
-            }
-            st->ready_ts = runnable ? now : 0;
-            if (stopped) {
-                st->stop_ts = now;
-            }
-#if KD_WITH_ACCT
-            if (runnable) {
-                st->acct.v[KD_ACCT_PREEMPTIONS]++;
-                kd_wait_begin(tid, st, cpu, now);
-            } else if (!stopped) {
-                st->sleep_ts = now;
-                st->acct.v[KD_ACCT_SLEEPS]++;
-            }
-#endif
-            if (st->run_ts) {
-#if KD_WITH_STATS
-                struct kd_tstats *stats = kd_tstats_get(tid);
-
-                if (stats) {
-                    kd_stat_add(&stats->run, now - st->run_ts);
-                }
-                kd_hist_add(tid, KD_HIST_RUN, now - st->run_ts);
-#endif
-#if KD_WITH_ACCT
-                st->acct.v[KD_ACCT_RUN] += now - st->run_ts;
-#endif
-                st->run_ts = 0;
-            }
-            st->flags |= KD_TSTATE_SWITCHED;
-            kd_base_take(st, prev);
-        }
+        kd_switch_out((u32) prev_pid_tgid, prev, ctx->args[0], cpu, now,
+                      arrived);
     }
-
     if (next_ours) {
-        u32 tid = kd_task_u32(next, KD_OFF_TASK_PID);
-
-        st = kd_tstate_get(tid);
-        if (st) {
-            if (st->ready_ts) {
-                kd_ready_end(tid, st, now);
-            }
-#if KD_WITH_ACCT
-            /* The last charge of its wait, unless the loop above made it:
-             * the task that leaves the CPU held it until now. */
-            if (st->wait_cpu) {
-                struct kd_holder h = kd_holder_current();
-
-                /* Registered elsewhere: a move not seen. */
-                h.known = st->wait_cpu == cpu + 1;
-                if (now > st->charged_ts) {
-                    kd_charge(tid, st, now - st->charged_ts, &h);
-                }
-                kd_wait_end(tid, st);
-            }
-            /* Asleep or stopped without a wake-up seen: not counted. */
-            st->sleep_ts = st->stop_ts = 0;
-#endif
-            if (st->run_ts) {
-                /* Its last switch out was not seen. */
-                counters.increment(KD_COUNTER_SWITCHES_MISSED);
-            }
-            st->flags |= KD_TSTATE_SWITCHED;
-            st->run_ts = now;
-        }
+        kd_switch_in(kd_task_u32(next, KD_OFF_TASK_PID), cpu, now);
     }
     return 0;
 }
@@ -1287,7 +1381,7 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
  * Start and stop triggers.  The trigger programs have fixed names; user
  * space attaches them to whatever the user asked for.
  */
-#if @WITH_EVENTS@
+#if KD_WITH_EVENTS
 static __always_inline int
 kd_send_event(u32 id, u64 now)
 {
@@ -1301,7 +1395,7 @@ kd_send_event(u32 id, u64 now)
 }
 #endif
 
-#if @WITH_START_TRIGGER@
+#if KD_WITH_START_TRIGGER
 int
 kd_start_trigger_probe(void *ctx)
 {
@@ -1331,7 +1425,7 @@ kd_start_trigger_probe(void *ctx)
 }
 #endif
 
-#if @WITH_STOP_TRIGGER@
+#if KD_WITH_STOP_TRIGGER
 int
 kd_stop_trigger_probe(void *ctx)
 {
@@ -1354,7 +1448,7 @@ kd_stop_trigger_probe(void *ctx)
  * returns, per CPU: key 0 for success, else the errno.  Only compiled in
  * when the kernel can trace that function (kprobes, module loaded).
  */
-#if @WITH_UPCALL_STATS@
+#if KD_WITH_UPCALL_STATS
 BPF_PERCPU_HASH(upcall_count, u64, u64, 256);
 
 /* The return value is read at its BTF offset in struct pt_regs, not with

@@ -37,8 +37,9 @@
 /* Parses trigger 'text' and checks it against the target and the kernel.
  * Returns 0, or the exit status after printing the error. */
 static int
-kd_setup_trigger(const char *text, bool start, unsigned int tgid,
-                 struct kd_trigger *trigger, struct kd_hook *hook)
+kd_setup_trigger(const struct kd_output *output, const char *text,
+                 bool start, unsigned int tgid, struct kd_trigger *trigger,
+                 struct kd_hook *hook)
 {
     const char *role = start ? "start" : "stop";
     char *error = NULL;
@@ -46,7 +47,7 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
 
     err = kd_trigger_parse(text, trigger, &error);
     if (err) {
-        kd_error("Invalid %s trigger %s\n", role, error);
+        kd_output_error(output, "Invalid %s trigger %s\n", role, error);
         free(error);
         return EX_CONFIG;
     }
@@ -54,12 +55,13 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
     if (err == EINVAL) {
         char quoted[128];
 
-        kd_error("Invalid %s trigger [%s]; %s\n", role,
-                 kd_trigger_quote(text, quoted, sizeof quoted), error);
+        kd_output_error(output, "Invalid %s trigger [%s]; %s\n", role,
+                        kd_trigger_quote(text, quoted, sizeof quoted),
+                        error);
         free(error);
         return EX_CONFIG;
     } else if (err) {
-        kd_error("%s\n", error);
+        kd_output_error(output, "%s\n", error);
         free(error);
         return EX_OSERR;
     }
@@ -69,23 +71,24 @@ kd_setup_trigger(const char *text, bool start, unsigned int tgid,
 /* Finds the target process, as the reference does, into '*tgid'.
  * Returns 0, or the exit status after printing the error. */
 static int
-kd_find_target(struct kd_options *options, unsigned int *tgid)
+kd_find_target(const struct kd_output *output, struct kd_options *options,
+               unsigned int *tgid)
 {
     int err;
 
     if (!options->pid) {
         err = kd_target_find_vswitchd(NULL, &options->pid);
         if (err == EEXIST) {
-            kd_error("Multiple ovs-vswitchd daemons running, use the "
-                     "-p option!\n");
+            kd_output_error(output, "Multiple ovs-vswitchd daemons "
+                            "running, use the -p option!\n");
             return EX_NOINPUT;
         } else if (err) {
-            kd_error("Failed to find ovs-vswitchd's PID!\n");
+            kd_output_error(output, "Failed to find ovs-vswitchd's PID!\n");
             return EX_UNAVAILABLE;
         }
     }
     if (kd_target_resolve(NULL, options->pid, tgid)) {
-        kd_error("No process with PID %u!\n", options->pid);
+        kd_output_error(output, "No process with PID %u!\n", options->pid);
         return EX_UNAVAILABLE;
     }
     if (*tgid != options->pid) {
@@ -97,13 +100,14 @@ kd_find_target(struct kd_options *options, unsigned int *tgid)
 
 /* --list-probes.  Returns the exit status. */
 static int
-kd_list_probes(unsigned int tgid)
+kd_list_probes(const struct kd_output *output, unsigned int tgid)
 {
     char *list;
     int n = kd_hook_list_usdt(tgid, &list);
 
     if (n < 0) {
-        kd_error("Can't read the USDT probes of process %u!\n", tgid);
+        kd_output_error(output, "Can't read the USDT probes of process "
+                        "%u!\n", tgid);
         return EX_NOINPUT;
     }
     if (n) {
@@ -118,9 +122,9 @@ kd_list_probes(unsigned int tgid)
 /* Prepares the triggers and the host, then opens the capture and takes
  * the samples.  Returns the exit status. */
 static int
-kd_trace(const struct kd_options *options, unsigned int tgid,
-         struct kd_capture *capture, struct kd_trigger trigger[2],
-         struct kd_hook hooks[2])
+kd_trace(const struct kd_options *options, const struct kd_output *output,
+         unsigned int tgid, struct kd_capture *capture,
+         struct kd_trigger trigger[2], struct kd_hook hooks[2])
 {
     const char *triggers[2] = { options->start_trigger,
                                 options->stop_trigger };
@@ -138,25 +142,26 @@ kd_trace(const struct kd_options *options, unsigned int tgid,
 
     for (int i = 0; i < 2 && !status; i++) {
         if (triggers[i]) {
-            status = kd_setup_trigger(triggers[i], !i, tgid, &trigger[i],
-                                      &hooks[i]);
+            status = kd_setup_trigger(output, triggers[i], !i, tgid,
+                                      &trigger[i], &hooks[i]);
         }
     }
     if (!status && (err = kd_host_check_headers(&error))) {
-        kd_error("%s\n", error);
+        kd_output_error(output, "%s\n", error);
         status = EX_OSFILE;
     }
     if (!status && (err = kd_capture_open(capture, options, tgid,
                                           triggers[0] ? &hooks[0] : NULL,
                                           triggers[1] ? &hooks[1] : NULL,
                                           &error))) {
-        kd_error("%s\n", error);
+        kd_output_error(output, "%s\n", error);
         status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
     }
     if (!status) {
         struct kd_sampler sampler = {
             .capture = capture,
             .options = options,
+            .output = output,
             .filter = &filter,
             .waiter = &waiter,
         };
@@ -177,26 +182,29 @@ kd_run(struct kd_options *options)
 {
     struct kd_capture capture = { .prog = KD_PROGRAM_INITIALIZER };
     struct kd_trigger triggers[2];
+    struct kd_output output;
     struct kd_hook hooks[2];
     unsigned int tgid;
     int status;
 
-    kd_output_set_json(options->json);
-    status = kd_find_target(options, &tgid);
+    /* The format, chosen once: text, or JSON Lines. */
+    kd_output_init(&output, options, stdout, stderr);
+    status = kd_find_target(&output, options, &tgid);
     if (status) {
         return status;
     }
     if (options->list_probes) {
-        return kd_list_probes(tgid);
+        return kd_list_probes(&output, tgid);
     }
     if (geteuid() != 0) {
-        kd_error("We need to run as root to attached probes!\n");
+        kd_output_error(&output, "We need to run as root to attached "
+                        "probes!\n");
         return EX_NOPERM;
     }
 
     memset(triggers, 0, sizeof triggers);
     memset(hooks, 0, sizeof hooks);
-    status = kd_trace(options, tgid, &capture, triggers, hooks);
+    status = kd_trace(options, &output, tgid, &capture, triggers, hooks);
 
     /* The capture before the hooks, which hold their triggers: it holds
      * links to their probes. */
@@ -218,7 +226,8 @@ kd_print_host_info(void)
 
     kd_host_info_probe(&info);
     kd_host_info_format(&info, &ds);
-    kd_print_ds(&ds);
+    kd_ds_flush(&ds, stdout, 0);
+    kd_ds_destroy(&ds);
     kd_host_info_destroy(&info);
 }
 

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The output interface and its two implementations: text and JSON. */
+
 #include "output.h"
 
 #include <inttypes.h>
@@ -10,66 +12,263 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "options.h"
+#include "render_json.h"
+#include "render_text.h"
 #include "report.h"
+#include "snapshot.h"
 
-/* In JSON mode, the text-only lines (timestamps, notes) are left out. */
-static bool kd_json_mode;
-
-void
-kd_output_set_json(bool json)
+/* Writes 'ds' to the report's stream, flushes it, and frees 'ds'. */
+static void
+kd_output_write(const struct kd_output *o, struct kd_ds *ds)
 {
-    kd_json_mode = json;
-}
-
-bool
-kd_output_json(void)
-{
-    return kd_json_mode;
-}
-
-void
-kd_error(const char *format, ...)
-{
-    FILE *stream = kd_json_mode ? stderr : stdout;
-    va_list args;
-
-    fflush(stdout);
-    fputs("ERROR: ", stream);
-    va_start(args, format);
-    vfprintf(stream, format, args);
-    va_end(args);
-    fflush(stream);
-}
-
-void
-kd_print_ds(struct kd_ds *ds)
-{
-    kd_ds_flush(ds, stdout, 0);
-    fflush(stdout);
+    kd_ds_flush(ds, o->stream, 0);
+    fflush(o->stream);
     kd_ds_destroy(ds);
 }
 
 void
-kd_print_timestamp(const char *msg, uint64_t trigger_ns, uint64_t delta_ns)
+kd_output_error(const struct kd_output *o, const char *format, ...)
+{
+    va_list args;
+
+    fflush(o->stream);
+    fputs("ERROR: ", o->errors);
+    va_start(args, format);
+    vfprintf(o->errors, format, args);
+    va_end(args);
+    fflush(o->errors);
+}
+
+/* Text, in the reference's layout. */
+
+/* A timestamp line ("# Start sampling @..."), at once, so that whoever
+ * reads the output knows: " (trigger@TS)" follows 'msg' when 'trigger_ns'
+ * is not 0, " DELTA ns" when 'delta_ns' is not 0. */
+static void
+kd_output_text_timestamp(const struct kd_output *o, const char *msg,
+                         uint64_t trigger_ns, uint64_t delta_ns)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     struct timespec now;
     char buf[32];
     char *line;
 
-    if (kd_json_mode) {
-        return;
-    }
     clock_gettime(CLOCK_REALTIME, &now);
     if (trigger_ns) {
         line = kd_xasprintf("%s (trigger@%" PRIu64 ")", msg, trigger_ns);
     } else if (delta_ns) {
         line = kd_xasprintf("%s %s ns", msg,
-                            kd_format_thousands(delta_ns, buf));
+                            kd_report_thousands(delta_ns, buf));
     } else {
         line = kd_xstrdup(msg);
     }
     kd_report_timestamp(&ds, line, &now);
-    kd_print_ds(&ds);
+    kd_output_write(o, &ds);
     free(line);
+}
+
+static void
+kd_output_text_sample_start(const struct kd_output *o,
+                            const struct kd_window *w)
+{
+    kd_output_text_timestamp(o, "# Start sampling", w->start_trigger_ns, 0);
+}
+
+static void
+kd_output_text_sample_stop(const struct kd_output *o,
+                           const struct kd_window *w)
+{
+    kd_output_text_timestamp(o, "# Stop sampling", w->stop_trigger_ns, 0);
+    if (!w->skipped) {
+        kd_output_text_timestamp(o, w->delta_ns
+                                    ? "# Triggered sample dump, "
+                                      "stop-start delta"
+                                    : "# Sample dump", 0, w->delta_ns);
+    }
+}
+
+static void
+kd_output_text_sample(const struct kd_output *o,
+                      const struct kd_snapshot *snap)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    if (snap->window.skipped) {
+        kd_output_text_timestamp(o, "# Sample dump skipped, delta", 0,
+                                 snap->window.delta_ns);
+        return;
+    }
+    kd_render_text_sample(&ds, snap, o->stream);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_text_exited(const struct kd_output *o, unsigned int tgid,
+                      bool waiting)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_text_exited(&ds, tgid, waiting);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_text_final(const struct kd_output *o,
+                     const uint64_t counters[KD_N_COUNTERS],
+                     unsigned int sample_count)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_text_final(&ds, counters, sample_count);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_text_watch_start(const struct kd_output *o, uint64_t threshold_ns)
+{
+    char what[96], num[32];
+
+    snprintf(what, sizeof what, "# Start watching poll() intervals over "
+             "%s ns", kd_report_thousands(threshold_ns, num));
+    kd_output_text_timestamp(o, what, 0, 0);
+}
+
+static void
+kd_output_text_long_poll(const struct kd_output *o, const struct kd_gap *gap,
+                         const struct kd_snapshot *warnings)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    /* The warnings come at the end of the watch. */
+    (void) warnings;
+    kd_render_text_gap(&ds, gap);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_text_watch_stop(const struct kd_output *o)
+{
+    kd_output_text_timestamp(o, "# Stop watching", 0, 0);
+}
+
+static void
+kd_output_text_watch_end(const struct kd_output *o,
+                         const struct kd_snapshot *warnings,
+                         unsigned int reported, bool target_exited)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_text_watch_end(&ds, warnings, reported, target_exited);
+    kd_output_write(o, &ds);
+}
+
+static const struct kd_output kd_output_text = {
+    .sample_start = kd_output_text_sample_start,
+    .sample_stop = kd_output_text_sample_stop,
+    .sample = kd_output_text_sample,
+    .exited = kd_output_text_exited,
+    .final = kd_output_text_final,
+    .watch_start = kd_output_text_watch_start,
+    .long_poll = kd_output_text_long_poll,
+    .watch_stop = kd_output_text_watch_stop,
+    .watch_end = kd_output_text_watch_end,
+};
+
+/* JSON Lines (--json): one record per sample, per long poll interval, at
+ * the end of a watch, and when the target exits before a sample; no
+ * timestamp line (the records hold their times) and no final warnings
+ * (each record holds its warnings, cumulative where the text prints them
+ * at the end). */
+
+static void
+kd_output_json_window(const struct kd_output *o, const struct kd_window *w)
+{
+    (void) o;
+    (void) w;
+}
+
+static void
+kd_output_json_sample(const struct kd_output *o,
+                      const struct kd_snapshot *snap)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_json_sample(&ds, snap, o->stream);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_json_exited(const struct kd_output *o, unsigned int tgid,
+                      bool waiting)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_json_exited(&ds, tgid, waiting);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_json_final(const struct kd_output *o,
+                     const uint64_t counters[KD_N_COUNTERS],
+                     unsigned int sample_count)
+{
+    (void) o;
+    (void) counters;
+    (void) sample_count;
+}
+
+static void
+kd_output_json_watch_start(const struct kd_output *o, uint64_t threshold_ns)
+{
+    (void) o;
+    (void) threshold_ns;
+}
+
+static void
+kd_output_json_long_poll(const struct kd_output *o, const struct kd_gap *gap,
+                         const struct kd_snapshot *warnings)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_json_gap(&ds, gap, warnings);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_json_watch_stop(const struct kd_output *o)
+{
+    (void) o;
+}
+
+static void
+kd_output_json_watch_end(const struct kd_output *o,
+                         const struct kd_snapshot *warnings,
+                         unsigned int reported, bool target_exited)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_render_json_watch_end(&ds, warnings, reported, target_exited);
+    kd_output_write(o, &ds);
+}
+
+static const struct kd_output kd_output_json = {
+    .sample_start = kd_output_json_window,
+    .sample_stop = kd_output_json_window,
+    .sample = kd_output_json_sample,
+    .exited = kd_output_json_exited,
+    .final = kd_output_json_final,
+    .watch_start = kd_output_json_watch_start,
+    .long_poll = kd_output_json_long_poll,
+    .watch_stop = kd_output_json_watch_stop,
+    .watch_end = kd_output_json_watch_end,
+};
+
+void
+kd_output_init(struct kd_output *output, const struct kd_options *options,
+               FILE *stream, FILE *errors)
+{
+    *output = options->json ? kd_output_json : kd_output_text;
+    output->stream = stream;
+    output->errors = options->json ? errors : stream;
 }

@@ -8,30 +8,90 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "kd_abi.h"
 #include "util.h"
 
-/* What the program writes besides the reports, and where: in JSON mode,
- * standard output carries only JSON Lines. */
+struct kd_gap;
+struct kd_options;
+struct kd_snapshot;
+struct kd_window;
 
-/* Sets JSON mode (--json), in which the text-only lines (timestamps,
- * notes) are left out and errors go to standard error. */
-void kd_output_set_json(bool json);
-bool kd_output_json(void);
+/* What a run writes, in the format chosen once at start-up: one
+ * interface, struct kd_output, with one implementation per format (text
+ * in the reference's layout, JSON Lines with --json), as bpftrace's
+ * Output.  The sampling loop and the watch loop call its operations as
+ * things happen and never ask which format is on; each implementation
+ * writes what its format says of each one (rendered by render_text or
+ * render_json), and flushes it, or nothing at all.
+ *
+ * To add an operation: a member below, with the arguments every format
+ * needs; its text and its JSON implementation in output.c (one that has
+ * nothing to say does nothing); the call where it happens; and its test
+ * in tests/unit/test_output.c. */
+struct kd_output {
+    /* Where the report goes (standard output), and the "ERROR: ..." lines
+     * (kd_output_error()): the report's stream in text, as the reference
+     * writes them; standard error in JSON, so that standard output stays
+     * JSON Lines whatever happens. */
+    FILE *stream;
+    FILE *errors;
 
-/* Prints an "ERROR: ..." line: on standard output, as the reference does,
- * or, in JSON mode, on standard error, so that standard output stays JSON
- * Lines whatever happens. */
-void kd_error(const char *format, ...) KD_PRINTF_FORMAT(1, 2);
+    /* Sampling (kd_sampler_run()). */
 
-/* Writes 'ds' to standard output, flushes it, and frees 'ds'. */
-void kd_print_ds(struct kd_ds *);
+    /* The sample started: now, or when the start trigger fired. */
+    void (*sample_start)(const struct kd_output *, const struct kd_window *);
 
-/* Prints a timestamp line ("# Start sampling @...") and flushes it, so
- * that whoever reads the output knows at once; " (trigger@TS)" follows
- * 'msg' when 'trigger_ns' is not 0, " DELTA ns" when 'delta_ns' is not 0.
- * Nothing in JSON mode. */
-void kd_print_timestamp(const char *msg, uint64_t trigger_ns,
-                        uint64_t delta_ns);
+    /* The sample stopped and is about to be read: after --sample-time, or
+     * when the stop trigger fired, with the stop-start delta and whether
+     * it is skipped (under --trigger-delta). */
+    void (*sample_stop)(const struct kd_output *, const struct kd_window *);
+
+    /* The report of resolved sample 'snap', or of its skipping. */
+    void (*sample)(const struct kd_output *, const struct kd_snapshot *snap);
+
+    /* Process 'tgid' exited: while the tool waited for the start trigger
+     * ('waiting'), or during the sample just reported. */
+    void (*exited)(const struct kd_output *, unsigned int tgid, bool waiting);
+
+    /* After the last sample: the program's 'counters', when
+     * 'sample_count' samples were asked for. */
+    void (*final)(const struct kd_output *,
+                  const uint64_t counters[KD_N_COUNTERS],
+                  unsigned int sample_count);
+
+    /* Watching long poll intervals (--long-poll-events). */
+
+    /* The watch started, for intervals over 'threshold_ns'. */
+    void (*watch_start)(const struct kd_output *, uint64_t threshold_ns);
+
+    /* One long poll interval, as it ended, with the warnings so far
+     * ('warnings': a snapshot that holds only those). */
+    void (*long_poll)(const struct kd_output *, const struct kd_gap *,
+                      const struct kd_snapshot *warnings);
+
+    /* The watch stopped: on a signal, the target's exit or the last of
+     * --sample-count intervals. */
+    void (*watch_stop)(const struct kd_output *);
+
+    /* The end of the watch: how many intervals were reported, the
+     * warnings, and whether the target exited. */
+    void (*watch_end)(const struct kd_output *,
+                      const struct kd_snapshot *warnings,
+                      unsigned int reported, bool target_exited);
+};
+
+/* Fills 'output' with the implementation 'options' ask for (--json or
+ * not), writing the report to 'stream' and, in JSON, the errors to
+ * 'errors'. */
+void kd_output_init(struct kd_output *output,
+                    const struct kd_options *options, FILE *stream,
+                    FILE *errors);
+
+/* Writes an "ERROR: ..." line to the output's error stream, after what
+ * was written to the report so far. */
+void kd_output_error(const struct kd_output *, const char *format, ...)
+    KD_PRINTF_FORMAT(2, 3);
 
 #endif /* output.h */

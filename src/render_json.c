@@ -3,14 +3,19 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The JSON Lines records of a sample or a long poll interval. */
+
 #include "render_json.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "gap.h"
+#include "hist.h"
 #include "json.h"
 #include "report.h"
 #include "snapshot.h"
+#include "summary.h"
 #include "syscalls.h"
 
 static void
@@ -20,7 +25,7 @@ kd_render_json_time(struct kd_ds *ds, const char *key,
     char buf[40];
 
     kd_json_key(ds, key);
-    kd_json_string(ds, kd_format_wall_time(ts, buf));
+    kd_json_string(ds, kd_report_wall_time(ts, buf));
 }
 
 /* ,"KEY":VALUE, or null when 'value' is 0. */
@@ -122,7 +127,7 @@ kd_render_json_warnings(struct kd_ds *ds, const struct kd_snapshot *snap)
     for (int i = 0; i < KD_N_FULL_MAPS; i++) {
         if (snap->lost[i]) {
             kd_json_next(ds, &first);
-            kd_json_key(ds, kd_full_map_name(i));
+            kd_json_key(ds, kd_snapshot_full_map_name(i));
             kd_json_u64(ds, snap->lost[i]);
         }
     }
@@ -144,6 +149,317 @@ kd_render_json_warnings(struct kd_ds *ds, const struct kd_snapshot *snap)
     kd_ds_put_char(ds, '}');
 }
 
+/* ,"KEY":{"count":..,"total_ns":..,["min_ns":..,]"max_ns":..}, or null
+ * when there is no 'stat'. */
+static void
+kd_render_json_stat(struct kd_ds *ds, const char *key,
+                    const struct kd_stat *stat, bool with_min)
+{
+    kd_ds_put_char(ds, ',');
+    kd_json_key(ds, key);
+    if (!stat) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64,
+                     stat->count, stat->total_ns);
+    if (with_min) {
+        kd_ds_put_format(ds, ",\"min_ns\":%" PRIu64, stat->min_ns);
+    }
+    kd_ds_put_format(ds, ",\"max_ns\":%" PRIu64 "}", stat->max_ns);
+}
+
+/* One histogram as {"buckets":[...],"p50_ns":..,...}. */
+static void
+kd_render_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
+                    uint64_t max)
+{
+    bool first = true;
+
+    kd_ds_put_cstr(ds, "{\"buckets\":[");
+    for (int i = 0; i < KD_HIST_SLOTS; i++) {
+        uint64_t low, high;
+
+        if (!counts[i]) {
+            continue;
+        }
+        kd_hist_range(i, &low, &high);
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"low\":%" PRIu64 ",\"high\":%" PRIu64
+                         ",\"count\":%" PRIu64 "}", low, high, counts[i]);
+    }
+    kd_ds_put_format(ds, "],\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+                     ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+                     kd_hist_percentile(counts, 50, max),
+                     kd_hist_percentile(counts, 90, max),
+                     kd_hist_percentile(counts, 99, max), max);
+}
+
+/* Thread 't''s histogram of 'what' (with the maximum of 'stat'), or null
+ * when it has none. */
+static void
+kd_render_json_stat_hist(struct kd_ds *ds, const struct kd_thread *t,
+                         uint32_t what, const struct kd_stat *stat)
+{
+    uint64_t counts[KD_HIST_SLOTS];
+
+    if (stat && kd_hist_counts(t, what, counts)) {
+        kd_render_json_hist(ds, counts, stat->max_ns);
+    } else {
+        kd_json_null(ds);
+    }
+}
+
+/* A thread's histograms, or null without --histogram. */
+static void
+kd_render_json_hists(struct kd_ds *ds, const struct kd_thread *t)
+{
+    uint64_t counts[KD_HIST_SLOTS];
+    bool first = true;
+
+    if (!t->n_hists) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_cstr(ds, "{\"syscalls\":[");
+    for (size_t i = 0; i < t->n_syscalls; i++) {
+        const struct kd_syscall_entry *e = &t->syscalls[i];
+        char name[64];
+
+        if (kd_hist_counts(t, e->key.nr, counts)) {
+            kd_json_next(ds, &first);
+            kd_ds_put_cstr(ds, "{\"name\":");
+            kd_json_string(ds, kd_syscall_format(e->key.nr, name,
+                                                 sizeof name));
+            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"histogram\":",
+                             e->key.nr);
+            kd_render_json_hist(ds, counts, e->stat.max_ns);
+            kd_ds_put_char(ds, '}');
+        }
+    }
+    kd_ds_put_cstr(ds, "],\"ready\":");
+    kd_render_json_stat_hist(ds, t, KD_HIST_READY, t->ready);
+    kd_ds_put_cstr(ds, ",\"run\":");
+    kd_render_json_stat_hist(ds, t, KD_HIST_RUN, t->run);
+    kd_ds_put_char(ds, '}');
+}
+
+/* One entry of who ran instead, as an object. */
+static void
+kd_render_json_ran_entry(struct kd_ds *ds, const struct kd_ran_entry *e)
+{
+    char name[KD_COMM_LEN + 1];
+
+    if (kd_summary_ran_name(e, name)) {
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
+                         ",\"name\":", e->key.other, e->ran.pid);
+        kd_json_string(ds, name);
+    } else {
+        kd_ds_put_cstr(ds, "{\"tid\":null,\"pid\":null,\"name\":null");
+    }
+    kd_ds_put_format(ds, ",\"ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+                     e->ran.ns, e->ran.count);
+}
+
+/* Who ran instead of a thread: an array, or null when not counted. */
+static void
+kd_render_json_ran(struct kd_ds *ds, const struct kd_ran_entry *ran,
+                   size_t n, bool counted)
+{
+    bool first = true;
+
+    if (!counted) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_char(ds, '[');
+    for (size_t i = 0; i < n; i++) {
+        kd_json_next(ds, &first);
+        kd_render_json_ran_entry(ds, &ran[i]);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+/* A thread's "syscalls" array and its "syscalls_but_poll". */
+static void
+kd_render_json_syscalls(struct kd_ds *ds, const struct kd_thread *t)
+{
+    uint64_t count, total;
+    bool first = true;
+
+    kd_ds_put_cstr(ds, ",\"syscalls\":[");
+    for (size_t i = 0; i < t->n_syscalls; i++) {
+        const struct kd_syscall_entry *e = &t->syscalls[i];
+        char buf[64];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_cstr(ds, "{\"name\":");
+        kd_json_string(ds, kd_syscall_format(e->key.nr, buf, sizeof buf));
+        kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"count\":%" PRIu64
+                         ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+                         "}", e->key.nr, e->stat.count, e->stat.total_ns,
+                         e->stat.max_ns);
+    }
+    kd_summary_syscalls_but_poll(t, &count, &total);
+    kd_ds_put_format(ds, "],\"syscalls_but_poll\":{\"count\":%" PRIu64
+                     ",\"total_ns\":%" PRIu64 "}", count, total);
+}
+
+/* A thread's "hard_irqs" and "soft_irqs" arrays. */
+static void
+kd_render_json_irqs(struct kd_ds *ds, const struct kd_thread *t)
+{
+    bool first = true;
+
+    kd_ds_put_cstr(ds, ",\"hard_irqs\":[");
+    for (size_t i = 0; i < t->n_hardirqs; i++) {
+        const struct kd_hardirq_entry *e = &t->hardirqs[i];
+        char name[KD_IRQ_NAME_LEN + 1];
+
+        snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
+        kd_json_next(ds, &first);
+        kd_ds_put_cstr(ds, "{\"name\":");
+        kd_json_string(ds, name);
+        kd_ds_put_format(ds, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64
+                         ",\"max_ns\":%" PRIu64 "}", e->stat.count,
+                         e->stat.total_ns, e->stat.max_ns);
+    }
+    kd_ds_put_cstr(ds, "],\"soft_irqs\":[");
+    first = true;
+    for (size_t i = 0; i < t->n_softirqs; i++) {
+        const struct kd_softirq_entry *e = &t->softirqs[i];
+        char buf[32];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_cstr(ds, "{\"name\":");
+        kd_json_string(ds, kd_report_softirq_name(e->key.vec, buf,
+                                                  sizeof buf));
+        kd_ds_put_format(ds, ",\"vector\":%" PRIu32 ",\"count\":%" PRIu64
+                         ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+                         "}", e->key.vec, e->stat.count, e->stat.total_ns,
+                         e->stat.max_ns);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+/* One thread of the "threads" array, with its sections. */
+static void
+kd_render_json_thread(struct kd_ds *ds, const struct kd_sample *sample,
+                      const struct kd_thread *t)
+{
+    kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", t->tid);
+    kd_json_string(ds, t->name);
+    kd_render_json_syscalls(ds, t);
+    kd_ds_put_cstr(ds, ",\"long_poll\":");
+    if (t->poll) {
+        kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64
+                         ",\"average_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64
+                         ",\"max_ns\":%" PRIu64 "}", t->poll->count,
+                         t->poll->total_ns, t->poll->total_ns / t->poll->count,
+                         t->poll->min_ns, t->poll->max_ns);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_render_json_stat(ds, "run", t->run, true);
+    kd_render_json_stat(ds, "ready", t->ready, false);
+    kd_render_json_stat(ds, "stopped", t->stop, false);
+    kd_render_json_irqs(ds, t);
+    kd_ds_put_cstr(ds, ",\"histograms\":");
+    kd_render_json_hists(ds, t);
+    kd_ds_put_cstr(ds, ",\"ran_instead\":");
+    kd_render_json_ran(ds, sample->with_ran ? t->ran : NULL, t->n_ran,
+                       sample->with_ran);
+    kd_ds_put_char(ds, '}');
+}
+
+/* The "threads" array. */
+static void
+kd_render_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
+{
+    bool first = true;
+
+    kd_ds_put_char(ds, '[');
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        kd_json_next(ds, &first);
+        kd_render_json_thread(ds, sample, &sample->threads[i]);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+/* The "summary" object: the rows of a window of 'window_ns'. */
+static void
+kd_render_json_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
+                       size_t n, uint64_t window_ns)
+{
+    bool first = true;
+
+    kd_ds_put_format(ds, "{\"window_ns\":%" PRIu64 ",\"threads\":[",
+                     window_ns);
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_summary_row *r = &rows[i];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", r->tid);
+        kd_json_string(ds, r->name);
+        kd_ds_put_format(ds, ",\"run_ns\":%" PRIu64 ",\"ready_ns\":%" PRIu64
+                         ",\"stopped_ns\":%" PRIu64 ",\"hard_irq_ns\":%"
+                         PRIu64 ",\"soft_irq_ns\":%" PRIu64
+                         ",\"syscalls_but_poll_ns\":%" PRIu64
+                         ",\"longest_ready_ns\":%" PRIu64
+                         ",\"ran_instead_top\":", r->run_ns,
+                         r->ready_ns, r->stop_ns, r->hardirq_ns,
+                         r->softirq_ns, r->syscall_ns, r->max_ready_ns);
+        if (r->n_ran) {
+            kd_render_json_ran_entry(ds, &r->ran[0]);
+        } else {
+            kd_json_null(ds);
+        }
+        kd_ds_put_char(ds, '}');
+    }
+    kd_ds_put_cstr(ds, "],\"worst\":");
+    if (n && rows[0].ready_ns) {
+        kd_ds_put_format(ds, "%" PRIu32, rows[0].tid);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_ds_put_char(ds, '}');
+}
+
+/* The "upcalls" object: per errno, the per-CPU counts; or null. */
+static void
+kd_render_json_upcalls(struct kd_ds *ds,
+                       const struct kd_upcall_entry *entries, size_t n,
+                       int n_cpus)
+{
+    bool first = true;
+
+    if (!n) {
+        kd_json_null(ds);
+        return;
+    }
+    kd_ds_put_cstr(ds, "{\"by_errno\":[");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = kd_report_upcall_errno_name(entries[i].key);
+        bool first_cpu = true;
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"errno\":%" PRIu64 ",\"name\":",
+                         entries[i].key);
+        if (name) {
+            kd_json_string(ds, name);
+        } else {
+            kd_json_null(ds);
+        }
+        kd_ds_put_cstr(ds, ",\"per_cpu\":[");
+        for (int cpu = 0; cpu < n_cpus; cpu++) {
+            kd_json_next(ds, &first_cpu);
+            kd_json_u64(ds, entries[i].per_cpu[cpu]);
+        }
+        kd_ds_put_cstr(ds, "]}");
+    }
+    kd_ds_put_cstr(ds, "]}");
+}
+
 void
 kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
@@ -157,9 +473,9 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         return;
     }
     kd_ds_put_cstr(ds, ",\"threads\":");
-    kd_report_json_threads(ds, sample);
+    kd_render_json_threads(ds, sample);
     kd_ds_put_cstr(ds, ",\"upcalls\":");
-    kd_report_json_upcalls(ds, sample->upcalls, sample->n_upcalls,
+    kd_render_json_upcalls(ds, sample->upcalls, sample->n_upcalls,
                            sample->n_cpus);
     kd_ds_put_cstr(ds, ",\"syscall_events\":");
     if (snap->with_events) {
@@ -169,7 +485,7 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     }
     kd_ds_put_cstr(ds, ",\"summary\":");
     if (snap->with_summary) {
-        kd_report_json_summary(ds, snap->rows, sample->n_threads,
+        kd_render_json_summary(ds, snap->rows, sample->n_threads,
                                kd_window_ns(&snap->window));
     } else {
         kd_json_null(ds);
@@ -181,8 +497,12 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
 }
 
 void
-kd_render_json_exited_waiting(struct kd_ds *ds, unsigned int tgid)
+kd_render_json_exited(struct kd_ds *ds, unsigned int tgid, bool waiting)
 {
+    /* During a sample, the sample's record says it. */
+    if (!waiting) {
+        return;
+    }
     kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"target_exited\":"
                      "true,\"waiting_for\":\"start trigger\"}\n",
                      KD_JSON_VERSION, tgid);

@@ -18,7 +18,10 @@ struct kd_snapshot;
 #define KD_JSON_VERSION 1
 
 /* The JSON Lines report (--json): pure functions of a snapshot
- * (snapshot.h), which touch neither the kernel nor /proc. */
+ * (snapshot.h), which touch neither the kernel nor /proc; the JSON
+ * implementation of the output (output.h) writes them.  The same entry
+ * points as the text report's (render_text.h), but for the final
+ * warnings: each record holds its own. */
 
 /* Appends the record of resolved sample 'snap' to 'ds', one line; a
  * skipped sample has its window and warnings only.  When 'out' is not
@@ -27,8 +30,9 @@ void kd_render_json_sample(struct kd_ds *, const struct kd_snapshot *snap,
                            FILE *out);
 
 /* The record that says process 'tgid' exited while the tool waited for the
- * start trigger. */
-void kd_render_json_exited_waiting(struct kd_ds *, unsigned int tgid);
+ * start trigger ('waiting'); nothing when it exited during a sample, which
+ * the sample's record says. */
+void kd_render_json_exited(struct kd_ds *, unsigned int tgid, bool waiting);
 
 /* The record of one long poll interval (--long-poll-events), with the
  * warnings of 'warnings' (a snapshot that holds only those), one line. */

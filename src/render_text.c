@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The text report of a sample or a long poll interval, from a snapshot. */
+
 #include "render_text.h"
 
 #include <inttypes.h>
@@ -13,15 +15,9 @@
 #include "snapshot.h"
 #include "syscalls.h"
 
-/* What the warning about unseen context switches says of them (see the
- * man page, "Unseen context switches"). */
-static const char kd_unseen_switches[] =
-    "of the traced threads, which the kernel made without running\n"
-    "#          the sched_switch tracepoint";
-
 /* Writes 'ds' out to 'out' (if not NULL) once it holds 64 kB. */
 static void
-kd_render_flush(struct kd_ds *ds, FILE *out)
+kd_render_text_flush(struct kd_ds *ds, FILE *out)
 {
     if (out) {
         kd_ds_flush(ds, out, 1 << 16);
@@ -59,7 +55,7 @@ kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
             kd_render_text_stack(ds, snap, e->kernel_stack_id);
             kd_render_text_stack(ds, snap, e->user_stack_id);
         }
-        kd_render_flush(ds, out);
+        kd_render_text_flush(ds, out);
     }
     kd_report_lost_stacks(ds, snap->lost_stacks);
 }
@@ -80,8 +76,8 @@ kd_render_text_lost(struct kd_ds *ds, const uint64_t lost[KD_N_FULL_MAPS])
                      "because eBPF maps were full:", total);
     for (int i = 0; i < KD_N_FULL_MAPS; i++) {
         if (lost[i]) {
-            kd_ds_put_format(ds, " %s %" PRIu64, kd_full_map_name(i),
-                             lost[i]);
+            kd_ds_put_format(ds, " %s %" PRIu64,
+                             kd_snapshot_full_map_name(i), lost[i]);
         }
     }
     kd_ds_put_cstr(ds, ".\n#          The statistics above are incomplete; "
@@ -116,6 +112,25 @@ kd_render_text_misses(struct kd_ds *ds, const struct kd_snapshot *snap)
                    "events.\n");
 }
 
+/* What the capture missed during the sample: map entries, the kernel's
+ * skips, and context switches, 'effect' saying what the last mean. */
+static void
+kd_render_text_missed(struct kd_ds *ds, const struct kd_snapshot *snap,
+                      const char *effect)
+{
+    kd_render_text_lost(ds, snap->lost);
+    kd_render_text_misses(ds, snap);
+    if (snap->switches_missed) {
+        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
+                         "not see %" PRIu64 " context switches\n#          "
+                         "of the traced threads, which the kernel made "
+                         "without running\n#          the sched_switch "
+                         "tracepoint: a turn whose start was not seen is "
+                         "timed\n#          by the kernel's own run time of "
+                         "its thread%s", snap->switches_missed, effect);
+    }
+}
+
 void
 kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
@@ -131,7 +146,7 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_ds_put_cstr(ds, " was unloaded: upcalls are not counted "
                        "since.\n");
     }
-    kd_render_flush(ds, out);
+    kd_render_text_flush(ds, out);
     if (snap->with_events) {
         kd_render_text_events(ds, snap, out);
     }
@@ -139,128 +154,106 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_report_summary(ds, snap->rows, sample->n_threads,
                           kd_window_ns(&snap->window));
     }
-    kd_render_text_lost(ds, snap->lost);
-    kd_render_text_misses(ds, snap);
-    if (snap->switches_missed) {
-        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
-                         "not see %" PRIu64 " context switches\n#          "
-                         "%s: a turn whose start was not seen is timed\n"
-                         "#          by the kernel's own run time of its "
-                         "thread; a thread seen switching\n#          in "
-                         "twice is one RUN and READY short.\n",
-                         snap->switches_missed, kd_unseen_switches);
-    }
+    kd_render_text_missed(ds, snap, "; a thread seen switching\n"
+                          "#          in twice is one RUN and READY short.\n");
 }
 
 /* 'value' of 'whole' as a percentage, on 7 columns. */
 static void
-kd_put_share(struct kd_ds *ds, double value, uint64_t whole)
+kd_render_text_share(struct kd_ds *ds, double value, uint64_t whole)
 {
     kd_ds_put_format(ds, "%7.1f%%", whole ? 100.0 * value / whole : 0.0);
 }
 
 /* A signed number of ns, with thousands separators, on 'width' columns. */
 static void
-kd_put_signed(struct kd_ds *ds, int64_t value, int width)
+kd_render_text_signed(struct kd_ds *ds, int64_t value, int width)
 {
     char buf[32], num[34];
 
     snprintf(num, sizeof num, "%s%s", value < 0 ? "-" : "",
-             kd_format_thousands(value < 0 ? -(uint64_t) value
+             kd_report_thousands(value < 0 ? -(uint64_t) value
                                            : (uint64_t) value,
                                  buf));
-    kd_put_field(ds, num, width, false, false);
+    kd_report_field(ds, num, width, false, false);
 }
 
 static void
-kd_render_gap_parts(struct kd_ds *ds, const struct kd_gap *gap)
+kd_render_text_gap_parts(struct kd_ds *ds, const struct kd_gap *gap)
 {
-    kd_ds_put_cstr(ds, "\n" KD_INDENT "[WHERE THE TIME WENT]\n" KD_INDENT
-                   "PART                              TOTAL ns    SHARE\n");
+    kd_ds_put_cstr(ds, "\n" KD_REPORT_INDENT "[WHERE THE TIME WENT]\n"
+                   KD_REPORT_INDENT "PART                              "
+                   "TOTAL ns    SHARE\n");
     for (int i = 0; i < KD_N_GAP_PARTS; i++) {
-        kd_ds_put_format(ds, KD_INDENT "%-24s  ", kd_gap_part_label(i));
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-24s  ",
+                         kd_gap_part_label(i));
         if (i == KD_GAP_UNACCOUNTED) {
-            kd_put_signed(ds, gap->unaccounted_ns, 16);
-            kd_put_share(ds, gap->unaccounted_ns, kd_gap_ns(gap));
+            kd_render_text_signed(ds, gap->unaccounted_ns, 16);
+            kd_render_text_share(ds, gap->unaccounted_ns, kd_gap_ns(gap));
         } else {
-            kd_put_num(ds, gap->parts[i], 16);
-            kd_put_share(ds, gap->parts[i], kd_gap_ns(gap));
+            kd_report_num(ds, gap->parts[i], 16);
+            kd_render_text_share(ds, gap->parts[i], kd_gap_ns(gap));
         }
         kd_ds_put_char(ds, '\n');
     }
-    kd_ds_put_format(ds, KD_INDENT "RUN-QUEUE WAITS %" PRIu64
+    kd_ds_put_format(ds, KD_REPORT_INDENT "RUN-QUEUE WAITS %" PRIu64
                      ", PREEMPTIONS %" PRIu64 ", SLEEPS %" PRIu64 "\n",
                      gap->waits, gap->preemptions, gap->sleeps);
 }
 
 static void
-kd_render_gap_syscall(struct kd_ds *ds, const char *name, uint32_t nr,
-                      const struct kd_gap_syscall *s)
-{
-    kd_ds_put_cstr(ds, KD_INDENT);
-    kd_put_field(ds, name, 20, true, true);
-    if (name[0] == '(') {
-        kd_ds_put_format(ds, " %6s", "");
-    } else {
-        kd_ds_put_format(ds, " %6" PRIu32, nr);
-    }
-    kd_ds_put_format(ds, "  %10" PRIu32 "  ", s->count);
-    kd_put_num(ds, s->total_ns, 16);
-    kd_ds_put_cstr(ds, "  ");
-    kd_put_num(ds, s->blocked_ns, 16);
-    kd_ds_put_char(ds, '\n');
-}
-
-static void
-kd_render_gap_syscalls(struct kd_ds *ds, const struct kd_gap *gap)
+kd_render_text_gap_syscalls(struct kd_ds *ds, const struct kd_gap *gap)
 {
     if (!gap->n_syscalls) {
         return;
     }
-    kd_ds_put_format(ds, "\n" KD_INDENT "[SYSCALLS]\n" KD_INDENT
-                     "%-20s %6s  %10s  %16s  %16s\n", "NAME", "NUMBER",
-                     "COUNT", "TOTAL ns", "BLOCKED ns");
+    kd_ds_put_cstr(ds, "\n" KD_REPORT_INDENT "[SYSCALLS]\n"
+                   KD_REPORT_INDENT);
+    kd_report_syscalls_header(ds, "BLOCKED ns");
     for (size_t i = 0; i < gap->n_syscalls; i++) {
         const struct kd_gap_syscall *s = &gap->syscalls[i];
         char name[64];
 
-        kd_render_gap_syscall(ds, kd_syscall_format(s->nr, name,
+        kd_report_syscall_row(ds, kd_syscall_format(s->nr, name,
                                                     sizeof name),
-                              s->nr, s);
+                              s->nr, s->count, s->total_ns, s->blocked_ns);
     }
     if (gap->other_syscalls.count) {
-        kd_render_gap_syscall(ds, "(others)", 0, &gap->other_syscalls);
+        kd_report_syscall_row(ds, "(others)", -1, gap->other_syscalls.count,
+                              gap->other_syscalls.total_ns,
+                              gap->other_syscalls.blocked_ns);
     }
 }
 
 static void
-kd_render_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
+kd_render_text_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
 {
     uint64_t wait = gap->parts[KD_GAP_RUN_QUEUE];
 
     if (!wait) {
         return;
     }
-    kd_ds_put_format(ds, "\n" KD_INDENT "[RAN INSTEAD]\n" KD_INDENT
-                     "%-10s %-10s %-16s  %16s    SHARE\n", "TID", "PID",
-                     "NAME", "TOTAL ns");
+    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[RAN INSTEAD]\n"
+                     KD_REPORT_INDENT "%-10s %-10s %-16s  %16s    SHARE\n",
+                     "TID", "PID", "NAME", "TOTAL ns");
     for (size_t i = 0; i < gap->n_ran; i++) {
         const struct kd_gap_ran *r = &gap->ran[i];
         char name[KD_COMM_LEN + 1];
 
         snprintf(name, sizeof name, "%.*s", KD_COMM_LEN, r->comm);
-        kd_ds_put_format(ds, KD_INDENT "%10" PRIu32 " %10" PRIu32 " ",
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%10" PRIu32 " %10" PRIu32 " ",
                          r->tid, r->pid);
-        kd_put_field(ds, name, 16, true, false);
+        kd_report_field(ds, name, 16, true, false);
         kd_ds_put_cstr(ds, "  ");
-        kd_put_num(ds, r->ns, 16);
-        kd_put_share(ds, r->ns, wait);
+        kd_report_num(ds, r->ns, 16);
+        kd_render_text_share(ds, r->ns, wait);
         kd_ds_put_char(ds, '\n');
     }
     if (gap->ran_others_ns) {
-        kd_ds_put_format(ds, KD_INDENT "%-38s  ", "(others, or not known)");
-        kd_put_num(ds, gap->ran_others_ns, 16);
-        kd_put_share(ds, gap->ran_others_ns, wait);
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-38s  ",
+                         "(others, or not known)");
+        kd_report_num(ds, gap->ran_others_ns, 16);
+        kd_render_text_share(ds, gap->ran_others_ns, wait);
         kd_ds_put_char(ds, '\n');
     }
 }
@@ -268,13 +261,13 @@ kd_render_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
 /* "# Dominant: PART, N ns (P%)", and who ran instead, when the run queue
  * dominates. */
 static void
-kd_render_gap_dominant(struct kd_ds *ds, const struct kd_gap *gap)
+kd_render_text_gap_dominant(struct kd_ds *ds, const struct kd_gap *gap)
 {
     char num[32];
 
     kd_ds_put_format(ds, "# Dominant: %s, %s ns (%.1f%%)",
                      kd_gap_part_label(gap->dominant),
-                     kd_format_thousands(gap->parts[gap->dominant], num),
+                     kd_report_thousands(gap->parts[gap->dominant], num),
                      kd_gap_ns(gap)
                      ? 100.0 * gap->parts[gap->dominant] / kd_gap_ns(gap)
                      : 0.0);
@@ -296,41 +289,35 @@ kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
     char num[32];
 
     kd_ds_put_format(ds, "\n# Long poll interval of %s ns ended",
-                     kd_format_thousands(kd_gap_ns(gap), num));
+                     kd_report_thousands(kd_gap_ns(gap), num));
     kd_report_timestamp(ds, "", &gap->end_wall);
     kd_report_threads_header(ds);
     kd_ds_put_format(ds, "%10" PRIu32 " ", gap->tid);
-    kd_put_field(ds, gap->name, 16, true, false);
-    kd_ds_put_format(ds, " [LONG POLL INTERVAL]\n" KD_INDENT
-                     "%-20s %-20s %16s\n" KD_INDENT "%-20" PRIu64 " %-20"
-                     PRIu64 " ", "START ns", "END ns", "GAP ns",
+    kd_report_field(ds, gap->name, 16, true, false);
+    kd_ds_put_format(ds, " [LONG POLL INTERVAL]\n" KD_REPORT_INDENT
+                     "%-20s %-20s %16s\n" KD_REPORT_INDENT "%-20" PRIu64
+                     " %-20" PRIu64 " ", "START ns", "END ns", "GAP ns",
                      gap->start_ns, gap->end_ns);
-    kd_put_num(ds, kd_gap_ns(gap), 16);
+    kd_report_num(ds, kd_gap_ns(gap), 16);
     kd_ds_put_char(ds, '\n');
-    kd_render_gap_parts(ds, gap);
-    kd_render_gap_syscalls(ds, gap);
-    kd_render_gap_ran(ds, gap);
-    kd_render_gap_dominant(ds, gap);
+    kd_render_text_gap_parts(ds, gap);
+    kd_render_text_gap_syscalls(ds, gap);
+    kd_render_text_gap_ran(ds, gap);
+    kd_render_text_gap_dominant(ds, gap);
 }
 
 void
 kd_render_text_watch_end(struct kd_ds *ds, const struct kd_snapshot *snap,
-                         unsigned int reported)
+                         unsigned int reported, bool target_exited)
 {
     kd_ds_put_format(ds, "\n# %u long poll interval%s reported.\n",
                      reported, reported == 1 ? "" : "s");
-    kd_render_text_lost(ds, snap->lost);
-    kd_render_text_misses(ds, snap);
-    if (snap->switches_missed) {
-        kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
-                         "not see %" PRIu64 " context switches\n#          "
-                         "%s: a turn whose start was not seen is timed\n"
-                         "#          by the kernel's own run time of its "
-                         "thread; what is still not\n#          known is "
-                         "unaccounted.\n", snap->switches_missed,
-                         kd_unseen_switches);
-    }
+    kd_render_text_missed(ds, snap, "; what is still not\n"
+                          "#          known is unaccounted.\n");
     kd_render_text_final(ds, snap->counters, 1);
+    if (target_exited) {
+        kd_ds_put_format(ds, "\n# NOTE: Process %u exited.\n", snap->tgid);
+    }
 }
 
 void

@@ -17,7 +17,10 @@ struct kd_gap;
 struct kd_snapshot;
 
 /* The text report, in the reference's layout: pure functions of a
- * snapshot (snapshot.h), which touch neither the kernel nor /proc. */
+ * snapshot (snapshot.h), which touch neither the kernel nor /proc; the
+ * text implementation of the output (output.h) writes them.  The JSON
+ * report (render_json.h) has the same entry points, but for the final
+ * warnings, which its records hold. */
 
 /* Appends the report of resolved sample 'snap' to 'ds': the threads, the
  * upcalls, the syscall events with their stacks, the summary, and the
@@ -44,8 +47,9 @@ void kd_render_text_exited(struct kd_ds *, unsigned int tgid,
 void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
 
 /* The end of a --long-poll-events run: how many intervals were reported,
- * and the warnings of 'snap' (which holds only warnings). */
+ * the warnings of 'snap' (which holds only warnings), and whether the
+ * target exited. */
 void kd_render_text_watch_end(struct kd_ds *, const struct kd_snapshot *snap,
-                              unsigned int reported);
+                              unsigned int reported, bool target_exited);
 
 #endif /* render_text.h */

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The reference's text layout: numbers, fields, sections, names. */
+
 #include "report.h"
 
 #include <inttypes.h>
@@ -12,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "hist.h"
+#include "summary.h"
 #include "syscalls.h"
 
-
 const char *
-kd_format_thousands(uint64_t value, char buf[32])
+kd_report_thousands(uint64_t value, char buf[32])
 {
     char digits[24];
     int n = 0, out = 0;
@@ -38,8 +40,8 @@ kd_format_thousands(uint64_t value, char buf[32])
 }
 
 void
-kd_put_field(struct kd_ds *ds, const char *s, int width, bool left,
-             bool truncate)
+kd_report_field(struct kd_ds *ds, const char *s, int width, bool left,
+                bool truncate)
 {
     size_t start = ds->length;
     size_t chars = kd_ds_put_safe(ds, s, strlen(s),
@@ -57,7 +59,7 @@ kd_put_field(struct kd_ds *ds, const char *s, int width, bool left,
 }
 
 const char *
-kd_format_wall_time(const struct timespec *ts, char buf[40])
+kd_report_wall_time(const struct timespec *ts, char buf[40])
 {
     struct tm local;
     char date[24];
@@ -85,85 +87,22 @@ kd_report_timestamp(struct kd_ds *ds, const char *msg,
     gmtime_r(&now->tv_sec, &utc);
     strftime(hms, sizeof hms, "%H:%M:%S", &utc);
     kd_ds_put_format(ds, "%s @%s (%s UTC)\n", msg,
-                     kd_format_wall_time(now, local), hms);
-}
-
-static const char *const kd_full_map_names[] = {
-#define KD_FULL_MAP_NAME(ID, NAME) NAME,
-    KD_FULL_MAPS(KD_FULL_MAP_NAME)
-#undef KD_FULL_MAP_NAME
-};
-
-const char *
-kd_full_map_name(enum kd_full_map map)
-{
-    return map < KD_N_FULL_MAPS ? kd_full_map_names[map] : "?";
+                     kd_report_wall_time(now, local), hms);
 }
 
 void
-kd_put_num(struct kd_ds *ds, uint64_t value, int width)
+kd_report_num(struct kd_ds *ds, uint64_t value, int width)
 {
     char buf[32];
 
-    kd_put_field(ds, kd_format_thousands(value, buf), width, false, false);
-}
-
-uint64_t
-kd_hist_counts(const struct kd_thread *t, uint32_t what,
-               uint64_t counts[KD_HIST_SLOTS])
-{
-    uint64_t total = 0;
-
-    memset(counts, 0, KD_HIST_SLOTS * sizeof *counts);
-    for (size_t i = 0; i < t->n_hists; i++) {
-        const struct kd_hist_entry *e = &t->hists[i];
-
-        if (e->key.what == what && e->key.slot < KD_HIST_SLOTS) {
-            counts[e->key.slot] += e->count;
-            total += e->count;
-        }
-    }
-    return total;
-}
-
-void
-kd_hist_range(unsigned int slot, uint64_t *low, uint64_t *high)
-{
-    /* Slot 0 (the value 0) is printed with slot 1, as "0 -> 1". */
-    *high = slot ? (slot >= 64 ? UINT64_MAX : (1ull << slot) - 1) : 0;
-    *low = slot > 1 ? 1ull << (slot - 1) : 0;
-}
-
-uint64_t
-kd_hist_percentile(const uint64_t counts[KD_HIST_SLOTS], double p,
-                   uint64_t max)
-{
-    uint64_t total = 0, seen = 0, rank;
-
-    for (int i = 0; i < KD_HIST_SLOTS; i++) {
-        total += counts[i];
-    }
-    if (!total) {
-        return 0;
-    }
-    /* The smallest value with at least p% of the values at or below. */
-    rank = (uint64_t) (p / 100.0 * total + 0.999999);
-    rank = rank ? rank : 1;
-    for (int i = 0; i < KD_HIST_SLOTS; i++) {
-        seen += counts[i];
-        if (seen >= rank) {
-            uint64_t low, high;
-
-            kd_hist_range(i, &low, &high);
-            return max && max < high && max >= low ? max : high;
-        }
-    }
-    return max;
+    kd_report_field(ds, kd_report_thousands(value, buf), width, false,
+                    false);
 }
 
 /* bcc's stars: 'val' of 'val_max' on 'width' characters. */
 static void
-kd_hist_stars(struct kd_ds *ds, uint64_t val, uint64_t val_max, int width)
+kd_report_hist_stars(struct kd_ds *ds, uint64_t val, uint64_t val_max,
+                     int width)
 {
     int n = val_max ? (int) ((double) width * val / val_max) : 0;
 
@@ -199,62 +138,67 @@ kd_report_hist(struct kd_ds *ds, const uint64_t counts_[KD_HIST_SLOTS],
     wide = idx_max > 32;
     if (wide) {
         stars /= 2;
-        kd_ds_put_format(ds, KD_INDENT "               %-29s : count     "
-                         "distribution\n", "ns");
+        kd_ds_put_format(ds, KD_REPORT_INDENT "               %-29s : "
+                         "count     distribution\n", "ns");
     } else {
-        kd_ds_put_format(ds, KD_INDENT "     %-19s : count     "
+        kd_ds_put_format(ds, KD_REPORT_INDENT "     %-19s : count     "
                          "distribution\n", "ns");
     }
     for (int i = 1; i <= idx_max; i++) {
         uint64_t low, high;
 
         kd_hist_range(i, &low, &high);
-        kd_ds_put_format(ds, wide ? KD_INDENT "%20" PRIu64 " -> %-20" PRIu64
-                                  " : %-8" PRIu64 " |"
-                                  : KD_INDENT "%10" PRIu64 " -> %-10" PRIu64
-                                  " : %-8" PRIu64 " |", low, high, counts[i]);
-        kd_hist_stars(ds, counts[i], val_max, stars);
+        kd_ds_put_format(ds, wide ? KD_REPORT_INDENT "%20" PRIu64 " -> %-20"
+                                    PRIu64 " : %-8" PRIu64 " |"
+                                  : KD_REPORT_INDENT "%10" PRIu64 " -> %-10"
+                                    PRIu64 " : %-8" PRIu64 " |",
+                         low, high, counts[i]);
+        kd_report_hist_stars(ds, counts[i], val_max, stars);
         kd_ds_put_cstr(ds, "|\n");
     }
-    kd_ds_put_format(ds, KD_INDENT "p50 <= %s ns, p90 <= %s ns, p99 <= %s "
-                     "ns, max %s ns\n",
-                     kd_format_thousands(kd_hist_percentile(counts, 50, max),
+    kd_ds_put_format(ds, KD_REPORT_INDENT "p50 <= %s ns, p90 <= %s ns, "
+                     "p99 <= %s ns, max %s ns\n",
+                     kd_report_thousands(kd_hist_percentile(counts, 50, max),
                                          a),
-                     kd_format_thousands(kd_hist_percentile(counts, 90, max),
+                     kd_report_thousands(kd_hist_percentile(counts, 90, max),
                                          b),
-                     kd_format_thousands(kd_hist_percentile(counts, 99, max),
+                     kd_report_thousands(kd_hist_percentile(counts, 99, max),
                                          c),
-                     kd_format_thousands(max, d));
+                     kd_report_thousands(max, d));
 }
 
 /* The first line of a section after the first: a blank line, the title
  * under the RESOURCE SPECIFIC column, then the column names. */
 static void
-kd_put_section(struct kd_ds *ds, const char *title, const char *columns)
+kd_report_section(struct kd_ds *ds, const char *title, const char *columns)
 {
-    kd_ds_put_format(ds, "\n" KD_INDENT "%s\n" KD_INDENT "%s\n", title,
-                     columns);
+    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "%s\n" KD_REPORT_INDENT
+                     "%s\n", title, columns);
 }
 
-/* The count and total time of thread 't''s syscalls other than poll(), as
- * the reference's "TOTAL( - poll)" line. */
-static void
-kd_syscalls_but_poll(const struct kd_thread *t, uint64_t *count,
-                     uint64_t *total_ns)
+void
+kd_report_syscalls_header(struct kd_ds *ds, const char *last)
 {
-    static int poll = -2;
+    kd_ds_put_format(ds, "%-20s %6s  %10s  %16s  %16s\n",
+                     "NAME", "NUMBER", "COUNT", "TOTAL ns", last);
+}
 
-    /* Looked up once: kd_syscall_nr() searches the table by name. */
-    if (poll == -2) {
-        poll = kd_syscall_nr("poll");
+void
+kd_report_syscall_row(struct kd_ds *ds, const char *name, int64_t nr,
+                      uint64_t count, uint64_t total_ns, uint64_t last_ns)
+{
+    kd_ds_put_cstr(ds, KD_REPORT_INDENT);
+    kd_report_field(ds, name, 20, true, true);
+    if (nr < 0) {
+        kd_ds_put_format(ds, " %6s", "");
+    } else {
+        kd_ds_put_format(ds, " %6" PRId64, nr);
     }
-    *count = *total_ns = 0;
-    for (size_t i = 0; i < t->n_syscalls; i++) {
-        if ((int64_t) t->syscalls[i].key.nr != poll) {
-            *count += t->syscalls[i].stat.count;
-            *total_ns += t->syscalls[i].stat.total_ns;
-        }
-    }
+    kd_ds_put_format(ds, "  %10" PRIu64 "  ", count);
+    kd_report_num(ds, total_ns, 16);
+    kd_ds_put_cstr(ds, "  ");
+    kd_report_num(ds, last_ns, 16);
+    kd_ds_put_char(ds, '\n');
 }
 
 static void
@@ -262,27 +206,21 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
 {
     uint64_t total_count, total_ns;
 
-    kd_ds_put_format(ds, "%-20s %6s  %10s  %16s  %16s\n",
-                     "NAME", "NUMBER", "COUNT", "TOTAL ns", "MAX ns");
+    kd_report_syscalls_header(ds, "MAX ns");
     for (size_t i = 0; i < t->n_syscalls; i++) {
         const struct kd_syscall_entry *e = &t->syscalls[i];
         char name[64];
 
-        kd_ds_put_cstr(ds, KD_INDENT);
-        kd_put_field(ds, kd_syscall_format(e->key.nr, name, sizeof name),
-                     20, true, true);
-        kd_ds_put_format(ds, " %6" PRIu32 "  %10" PRIu64 "  ", e->key.nr,
-                         e->stat.count);
-        kd_put_num(ds, e->stat.total_ns, 16);
-        kd_ds_put_cstr(ds, "  ");
-        kd_put_num(ds, e->stat.max_ns, 16);
-        kd_ds_put_char(ds, '\n');
+        kd_report_syscall_row(ds, kd_syscall_format(e->key.nr, name,
+                                                    sizeof name),
+                              e->key.nr, e->stat.count, e->stat.total_ns,
+                              e->stat.max_ns);
     }
-    kd_syscalls_but_poll(t, &total_count, &total_ns);
+    kd_summary_syscalls_but_poll(t, &total_count, &total_ns);
     if (total_count) {
-        kd_ds_put_format(ds, KD_INDENT "%-20s %6s  %10" PRIu64 "  ",
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-20s %6s  %10" PRIu64 "  ",
                          "TOTAL( - poll):", "", total_count);
-        kd_put_num(ds, total_ns, 16);
+        kd_report_num(ds, total_ns, 16);
         kd_ds_put_char(ds, '\n');
     }
     for (size_t i = 0; t->n_hists && i < t->n_syscalls; i++) {
@@ -291,7 +229,8 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
         char name[64];
 
         if (kd_hist_counts(t, e->key.nr, counts)) {
-            kd_ds_put_format(ds, "\n" KD_INDENT "[SYSCALL LATENCY: %s]\n",
+            kd_ds_put_format(ds, "\n" KD_REPORT_INDENT
+                             "[SYSCALL LATENCY: %s]\n",
                              kd_syscall_format(e->key.nr, name,
                                                sizeof name));
             kd_report_hist(ds, counts, e->stat.max_ns);
@@ -301,21 +240,21 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
 
 /* Up to four number columns, as in "{:10}  {:16,}  {:16,}  {:16,}". */
 static void
-kd_put_counts(struct kd_ds *ds, uint64_t count, const uint64_t *values,
-              size_t n)
+kd_report_counts(struct kd_ds *ds, uint64_t count, const uint64_t *values,
+                 size_t n)
 {
-    kd_ds_put_format(ds, KD_INDENT "%10" PRIu64, count);
+    kd_ds_put_format(ds, KD_REPORT_INDENT "%10" PRIu64, count);
     for (size_t i = 0; i < n; i++) {
         kd_ds_put_cstr(ds, "  ");
-        kd_put_num(ds, values[i], 16);
+        kd_report_num(ds, values[i], 16);
     }
     kd_ds_put_char(ds, '\n');
 }
 
 /* Thread 't''s histogram of 'what', if it has one. */
 static void
-kd_put_hist(struct kd_ds *ds, const struct kd_thread *t, uint32_t what,
-            uint64_t max)
+kd_report_thread_hist(struct kd_ds *ds, const struct kd_thread *t,
+                      uint32_t what, uint64_t max)
 {
     uint64_t counts[KD_HIST_SLOTS];
 
@@ -328,14 +267,14 @@ kd_put_hist(struct kd_ds *ds, const struct kd_thread *t, uint32_t what,
  * reference's order: the first number column is the total, or the
  * average for LONG POLL; MIN is there or not; a histogram follows with
  * --histogram. */
-static const struct kd_stat_section {
+static const struct kd_report_stat_section {
     const char *title;
     const char *header;
     size_t stat;                /* Offset of the kd_stat pointer. */
     bool average;
     bool min;
     int64_t hist;               /* Histogram 'what', or -1. */
-} kd_stat_sections[] = {
+} kd_report_stat_sections[] = {
     { "[LONG POLL STATISTICS]",
       "COUNT             AVERAGE ns            MIN ns            MAX ns",
       offsetof(struct kd_thread, poll), true, true, -1 },
@@ -353,8 +292,9 @@ static const struct kd_stat_section {
 static void
 kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
 {
-    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_stat_sections); i++) {
-        const struct kd_stat_section *sec = &kd_stat_sections[i];
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_report_stat_sections); i++) {
+        const struct kd_report_stat_section *sec
+            = &kd_report_stat_sections[i];
         const struct kd_stat *st
             = *(const struct kd_stat *const *) ((const char *) t
                                                 + sec->stat);
@@ -369,17 +309,16 @@ kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
             v[n++] = st->min_ns;
         }
         v[n++] = st->max_ns;
-        kd_put_section(ds, sec->title, sec->header);
-        kd_put_counts(ds, st->count, v, n);
+        kd_report_section(ds, sec->title, sec->header);
+        kd_report_counts(ds, st->count, v, n);
         if (sec->hist >= 0) {
-            kd_put_hist(ds, t, sec->hist, st->max_ns);
+            kd_report_thread_hist(ds, t, sec->hist, st->max_ns);
         }
     }
 }
 
-/* The reference's names of the softirq vectors. */
-static const char *
-kd_softirq_name(uint32_t vec, char *buf, size_t size)
+const char *
+kd_report_softirq_name(uint32_t vec, char *buf, size_t size)
 {
     static const char *const names[] = {
         "hi", "timer", "net_tx", "net_rx", "block", "irq_poll",
@@ -396,13 +335,13 @@ kd_softirq_name(uint32_t vec, char *buf, size_t size)
 /* The COUNT, TOTAL ns and MAX ns columns of an interrupt's 'stat', added
  * to the totals. */
 static void
-kd_put_irq_stat(struct kd_ds *ds, const struct kd_stat *stat,
-                uint64_t *total_count, uint64_t *total_ns)
+kd_report_irq_stat(struct kd_ds *ds, const struct kd_stat *stat,
+                   uint64_t *total_count, uint64_t *total_ns)
 {
     kd_ds_put_format(ds, "%10" PRIu64 "  ", stat->count);
-    kd_put_num(ds, stat->total_ns, 16);
+    kd_report_num(ds, stat->total_ns, 16);
     kd_ds_put_cstr(ds, "  ");
-    kd_put_num(ds, stat->max_ns, 16);
+    kd_report_num(ds, stat->max_ns, 16);
     kd_ds_put_char(ds, '\n');
     *total_count += stat->count;
     *total_ns += stat->total_ns;
@@ -414,47 +353,48 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
     uint64_t total_count = 0, total_ns = 0;
 
     if (t->n_hardirqs) {
-        kd_put_section(ds, "[HARD IRQ STATISTICS]",
-                       "NAME                       COUNT          TOTAL ns"
-                       "            MAX ns");
+        kd_report_section(ds, "[HARD IRQ STATISTICS]",
+                          "NAME                       COUNT          TOTAL ns"
+                          "            MAX ns");
     }
     for (size_t i = 0; i < t->n_hardirqs; i++) {
         const struct kd_hardirq_entry *e = &t->hardirqs[i];
         char name[KD_IRQ_NAME_LEN + 1];
 
         snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
-        kd_ds_put_cstr(ds, KD_INDENT);
-        kd_put_field(ds, name, 20, true, true);
+        kd_ds_put_cstr(ds, KD_REPORT_INDENT);
+        kd_report_field(ds, name, 20, true, true);
         kd_ds_put_cstr(ds, "  ");
-        kd_put_irq_stat(ds, &e->stat, &total_count, &total_ns);
+        kd_report_irq_stat(ds, &e->stat, &total_count, &total_ns);
     }
     if (total_count) {
-        kd_ds_put_format(ds, KD_INDENT "%-20s  %10" PRIu64 "  ", "TOTAL:",
-                         total_count);
-        kd_put_num(ds, total_ns, 16);
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-20s  %10" PRIu64 "  ",
+                         "TOTAL:", total_count);
+        kd_report_num(ds, total_ns, 16);
         kd_ds_put_char(ds, '\n');
     }
 
     total_count = total_ns = 0;
     if (t->n_softirqs) {
-        kd_put_section(ds, "[SOFT IRQ STATISTICS]",
-                       "NAME                 VECT_NR       COUNT"
-                       "          TOTAL ns            MAX ns");
+        kd_report_section(ds, "[SOFT IRQ STATISTICS]",
+                          "NAME                 VECT_NR       COUNT"
+                          "          TOTAL ns            MAX ns");
     }
     for (size_t i = 0; i < t->n_softirqs; i++) {
         const struct kd_softirq_entry *e = &t->softirqs[i];
         char buf[32];
 
-        kd_ds_put_cstr(ds, KD_INDENT);
-        kd_put_field(ds, kd_softirq_name(e->key.vec, buf, sizeof buf), 20,
-                     true, true);
+        kd_ds_put_cstr(ds, KD_REPORT_INDENT);
+        kd_report_field(ds, kd_report_softirq_name(e->key.vec, buf,
+                                                   sizeof buf),
+                        20, true, true);
         kd_ds_put_format(ds, " %7" PRIu32 "  ", e->key.vec);
-        kd_put_irq_stat(ds, &e->stat, &total_count, &total_ns);
+        kd_report_irq_stat(ds, &e->stat, &total_count, &total_ns);
     }
     if (total_count) {
-        kd_ds_put_format(ds, KD_INDENT "%-20s %7s  %10" PRIu64 "  ",
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-20s %7s  %10" PRIu64 "  ",
                          "TOTAL:", "", total_count);
-        kd_put_num(ds, total_ns, 16);
+        kd_report_num(ds, total_ns, 16);
         kd_ds_put_char(ds, '\n');
     }
 }
@@ -481,8 +421,8 @@ kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
             kd_ds_put_char(ds, '\n');
         }
         kd_ds_put_format(ds, "%10" PRIu32 " ", t->tid);
-        kd_put_field(ds, t->name, 16, true, false);
-        kd_ds_put_cstr(ds, " [SYSCALL STATISTICS]\n" KD_INDENT);
+        kd_report_field(ds, t->name, 16, true, false);
+        kd_ds_put_cstr(ds, " [SYSCALL STATISTICS]\n" KD_REPORT_INDENT);
         kd_report_syscalls(ds, t);
         kd_report_thread_stats(ds, t);
         kd_report_irqs(ds, t);
@@ -493,8 +433,8 @@ kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
  * not 'key' when 'other'.  Returns the total and writes the non-zero
  * per-CPU counts as "0: 5, 1: 3" into 'ds'. */
 static uint64_t
-kd_upcall_sums(const struct kd_upcall_entry *entries, size_t n, int n_cpus,
-               uint64_t key, bool other, struct kd_ds *ds)
+kd_report_upcall_sums(const struct kd_upcall_entry *entries, size_t n,
+                      int n_cpus, uint64_t key, bool other, struct kd_ds *ds)
 {
     uint64_t total = 0;
     bool first = true;
@@ -517,16 +457,14 @@ kd_upcall_sums(const struct kd_upcall_entry *entries, size_t n, int n_cpus,
     return total;
 }
 
-/* The name of errno 'key' of an upcall, or NULL for success or an unknown
- * number. */
-static const char *
-kd_upcall_errno_name(uint64_t key)
+const char *
+kd_report_upcall_errno_name(uint64_t key)
 {
     return key && key < 4096 ? strerrorname_np(key) : NULL;
 }
 
 static int
-kd_upcall_cmp(const void *a_, const void *b_)
+kd_report_upcall_cmp(const void *a_, const void *b_)
 {
     const struct kd_upcall_entry *a = a_, *b = b_;
 
@@ -543,7 +481,8 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
 
     /* "Total upcalls" is the sum over every key, i.e. over keys that are
      * not a key no entry has. */
-    total = kd_upcall_sums(entries, n, n_cpus, UINT64_MAX, true, &per_cpu);
+    total = kd_report_upcall_sums(entries, n, n_cpus, UINT64_MAX, true,
+                                  &per_cpu);
     if (!total) {
         kd_ds_destroy(&per_cpu);
         return;
@@ -555,16 +494,17 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
 
     sorted = kd_xcalloc(n, sizeof *sorted);
     memcpy(sorted, entries, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, kd_upcall_cmp);
+    qsort(sorted, n, sizeof *sorted, kd_report_upcall_cmp);
     for (size_t i = 0; i < n; i++) {
         uint64_t key = sorted[i].key;
 
         kd_ds_destroy(&per_cpu);
-        total = kd_upcall_sums(entries, n, n_cpus, key, false, &per_cpu);
+        total = kd_report_upcall_sums(entries, n, n_cpus, key, false,
+                                      &per_cpu);
         if (!key) {
             struct kd_ds failed_cpu = KD_DS_EMPTY_INITIALIZER;
-            uint64_t failed = kd_upcall_sums(entries, n, n_cpus, 0, true,
-                                             &failed_cpu);
+            uint64_t failed = kd_report_upcall_sums(entries, n, n_cpus, 0,
+                                                    true, &failed_cpu);
 
             /* As the reference: only broken down when some failed. */
             if (failed) {
@@ -576,12 +516,12 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
             }
             kd_ds_destroy(&failed_cpu);
         } else if (total) {
-            const char *name = kd_upcall_errno_name(key);
+            const char *name = kd_report_upcall_errno_name(key);
             char num[24];
 
             snprintf(num, sizeof num, "%" PRIu64, key);
             kd_ds_put_format(ds, "    %3s, ", num);
-            kd_put_field(ds, name ? name : "_unknown_", 13, true, false);
+            kd_report_field(ds, name ? name : "_unknown_", 13, true, false);
             kd_ds_put_format(ds, ": %" PRIu64 " [%s]\n", total,
                              kd_ds_cstr(&per_cpu));
         }
@@ -608,11 +548,12 @@ kd_report_event(struct kd_ds *ds, uint64_t entry_ts, uint64_t exit_ts,
 
     kd_ds_put_format(ds, "  %19" PRIu64 " %19" PRIu64 " %10" PRIu32 " ",
                      entry_ts, exit_ts, tid);
-    kd_put_field(ds, name, 16, true, false);
+    kd_report_field(ds, name, 16, true, false);
     kd_ds_put_char(ds, ' ');
-    kd_put_num(ds, exit_ts > entry_ts ? (exit_ts - entry_ts) / 1000 : 0, 10);
+    kd_report_num(ds, exit_ts > entry_ts ? (exit_ts - entry_ts) / 1000 : 0,
+                  10);
     kd_ds_put_format(ds, "  %s\n", kd_syscall_format(syscall, buf,
-                                                      sizeof buf));
+                                                     sizeof buf));
 }
 
 void
@@ -638,71 +579,11 @@ kd_report_lost_stacks(struct kd_ds *ds, uint64_t n)
     }
 }
 
-static uint64_t
-kd_stat_total(const struct kd_stat *stat)
-{
-    return stat ? stat->total_ns : 0;
-}
-
-static int
-kd_summary_cmp(const void *a_, const void *b_)
-{
-    const struct kd_summary_row *a = a_, *b = b_;
-
-    if (a->ready_ns != b->ready_ns) {
-        return a->ready_ns > b->ready_ns ? -1 : 1;
-    }
-    int cmp = strcmp(a->name, b->name);
-
-    return cmp ? cmp : (a->tid < b->tid ? -1 : a->tid > b->tid);
-}
-
-void
-kd_summary_compute(const struct kd_sample *sample,
-                   struct kd_summary_row *rows)
-{
-    for (size_t i = 0; i < sample->n_threads; i++) {
-        const struct kd_thread *t = &sample->threads[i];
-        struct kd_summary_row *r = &rows[i];
-        uint64_t count;
-
-        memset(r, 0, sizeof *r);
-        r->tid = t->tid;
-        r->name = t->name;
-        r->run_ns = kd_stat_total(t->run);
-        r->ready_ns = kd_stat_total(t->ready);
-        r->max_ready_ns = t->ready ? t->ready->max_ns : 0;
-        r->stop_ns = kd_stat_total(t->stop);
-        for (size_t j = 0; j < t->n_hardirqs; j++) {
-            r->hardirq_ns += t->hardirqs[j].stat.total_ns;
-        }
-        for (size_t j = 0; j < t->n_softirqs; j++) {
-            r->softirq_ns += t->softirqs[j].stat.total_ns;
-        }
-        kd_syscalls_but_poll(t, &count, &r->syscall_ns);
-        r->ran = t->ran;
-        r->n_ran = t->n_ran;
-    }
-    if (sample->n_threads) {
-        qsort(rows, sample->n_threads, sizeof *rows, kd_summary_cmp);
-    }
-}
-
 /* 'part' of 'whole' as a percentage, "12.3%", in 'buf'. */
 static const char *
-kd_share(uint64_t part, uint64_t whole, char *buf, size_t size)
+kd_report_share(uint64_t part, uint64_t whole, char *buf, size_t size)
 {
     snprintf(buf, size, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
-    return buf;
-}
-
-const char *
-kd_ran_name(const struct kd_ran_entry *e, char buf[KD_COMM_LEN + 1])
-{
-    if (e->key.other == KD_RAN_UNKNOWN) {
-        return NULL;
-    }
-    snprintf(buf, KD_COMM_LEN + 1, "%.*s", KD_COMM_LEN, e->ran.comm);
     return buf;
 }
 
@@ -730,31 +611,57 @@ kd_report_ran_instead(struct kd_ds *ds, const struct kd_summary_row *rows,
             continue;
         }
         kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
-        kd_put_field(ds, r->name, 16, true, false);
+        kd_report_field(ds, r->name, 16, true, false);
         for (size_t j = 0; j < r->n_ran && j < 3; j++) {
             const struct kd_ran_entry *e = &r->ran[j];
             char name[KD_COMM_LEN + 1], share[16];
 
             kd_ds_put_cstr(ds, j ? ", " : " ");
-            if (kd_ran_name(e, name)) {
+            if (kd_summary_ran_name(e, name)) {
                 kd_ds_put_safe_cstr(ds, name);
                 kd_ds_put_format(ds, "[%" PRIu32 "/%" PRIu32 "]",
                                  e->key.other, e->ran.pid);
             } else {
                 kd_ds_put_cstr(ds, "(not known)");
             }
-            kd_ds_put_format(ds, " %s", kd_share(e->ran.ns, r->ready_ns,
-                                                 share, sizeof share));
+            kd_ds_put_format(ds, " %s",
+                             kd_report_share(e->ran.ns, r->ready_ns, share,
+                                             sizeof share));
         }
         kd_ds_put_char(ds, '\n');
     }
+}
+
+/* One row of the summary table: the shares of the window, then the
+ * longest wait. */
+static void
+kd_report_summary_row(struct kd_ds *ds, const struct kd_summary_row *r,
+                      uint64_t window_ns)
+{
+    static const int widths[] = { 7, 10, 8, 9, 9, 9 };
+    const uint64_t parts[] = {
+        r->run_ns, r->ready_ns, r->stop_ns, r->hardirq_ns, r->softirq_ns,
+        r->syscall_ns,
+    };
+    char share[16];
+
+    kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
+    kd_report_field(ds, r->name, 16, true, false);
+    for (size_t i = 0; i < KD_ARRAY_SIZE(parts); i++) {
+        kd_ds_put_format(ds, " %*s", widths[i],
+                         kd_report_share(parts[i], window_ns, share,
+                                         sizeof share));
+    }
+    kd_ds_put_cstr(ds, "  ");
+    kd_report_num(ds, r->max_ready_ns, 16);
+    kd_ds_put_char(ds, '\n');
 }
 
 void
 kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
                   size_t n, uint64_t window_ns)
 {
-    char a[16], b[16], c[16], d[16], e[16], f[16], num[32], num2[32];
+    char share[16], num[32], num2[32];
     char name[KD_COMM_LEN + 1];
 
     kd_ds_put_format(ds, "\n# SUMMARY: share of the %.1f ms sample window "
@@ -763,19 +670,7 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
                      "TID", "THREAD", "ON CPU", "RUN QUEUE", "STOPPED",
                      "HARD IRQ", "SOFT IRQ", "SYSCALLS", "LONGEST WAIT ns");
     for (size_t i = 0; i < n; i++) {
-        const struct kd_summary_row *r = &rows[i];
-
-        kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
-        kd_put_field(ds, r->name, 16, true, false);
-        kd_ds_put_format(ds, " %7s %10s %8s %9s %9s %9s  ",
-                         kd_share(r->run_ns, window_ns, a, sizeof a),
-                         kd_share(r->ready_ns, window_ns, b, sizeof b),
-                         kd_share(r->stop_ns, window_ns, c, sizeof c),
-                         kd_share(r->hardirq_ns, window_ns, d, sizeof d),
-                         kd_share(r->softirq_ns, window_ns, e, sizeof e),
-                         kd_share(r->syscall_ns, window_ns, f, sizeof f));
-        kd_put_num(ds, r->max_ready_ns, 16);
-        kd_ds_put_char(ds, '\n');
+        kd_report_summary_row(ds, &rows[i], window_ns);
     }
     if (n && rows[0].ready_ns) {
         kd_ds_put_cstr(ds, "# Longest in the run queue: ");
@@ -783,10 +678,11 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
         kd_ds_put_format(ds, " (TID %" PRIu32
                          "), %s ns in all (%s of the window), %s ns at "
                          "most", rows[0].tid,
-                         kd_format_thousands(rows[0].ready_ns, num),
-                         kd_share(rows[0].ready_ns, window_ns, a, sizeof a),
-                         kd_format_thousands(rows[0].max_ready_ns, num2));
-        if (rows[0].n_ran && kd_ran_name(&rows[0].ran[0], name)) {
+                         kd_report_thousands(rows[0].ready_ns, num),
+                         kd_report_share(rows[0].ready_ns, window_ns, share,
+                                         sizeof share),
+                         kd_report_thousands(rows[0].max_ready_ns, num2));
+        if (rows[0].n_ran && kd_summary_ran_name(&rows[0].ran[0], name)) {
             kd_ds_put_cstr(ds, ", mostly behind ");
             kd_ds_put_safe_cstr(ds, name);
             kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
@@ -798,284 +694,4 @@ kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
     } else {
         kd_ds_put_cstr(ds, "# No thread waited in the run queue.\n");
     }
-}
-
-static void
-kd_json_stat(struct kd_ds *ds, const char *key, const struct kd_stat *stat,
-             bool with_min, bool *first)
-{
-    kd_json_next(ds, first);
-    kd_json_key(ds, key);
-    if (!stat) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64,
-                     stat->count, stat->total_ns);
-    if (with_min) {
-        kd_ds_put_format(ds, ",\"min_ns\":%" PRIu64, stat->min_ns);
-    }
-    kd_ds_put_format(ds, ",\"max_ns\":%" PRIu64 "}", stat->max_ns);
-}
-
-/* One histogram as {"buckets":[...],"p50_ns":..,...}. */
-static void
-kd_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
-             uint64_t max)
-{
-    bool first = true;
-
-    kd_ds_put_cstr(ds, "{\"buckets\":[");
-    for (int i = 0; i < KD_HIST_SLOTS; i++) {
-        uint64_t low, high;
-
-        if (!counts[i]) {
-            continue;
-        }
-        kd_hist_range(i, &low, &high);
-        kd_json_next(ds, &first);
-        kd_ds_put_format(ds, "{\"low\":%" PRIu64 ",\"high\":%" PRIu64
-                         ",\"count\":%" PRIu64 "}", low, high, counts[i]);
-    }
-    kd_ds_put_format(ds, "],\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
-                     ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                     kd_hist_percentile(counts, 50, max),
-                     kd_hist_percentile(counts, 90, max),
-                     kd_hist_percentile(counts, 99, max), max);
-}
-
-/* A thread's histograms, or null without --histogram. */
-static void
-kd_json_hists(struct kd_ds *ds, const struct kd_thread *t)
-{
-    uint64_t counts[KD_HIST_SLOTS];
-    bool first = true;
-
-    if (!t->n_hists) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_cstr(ds, "{\"syscalls\":[");
-    for (size_t i = 0; i < t->n_syscalls; i++) {
-        const struct kd_syscall_entry *e = &t->syscalls[i];
-        char name[64];
-
-        if (kd_hist_counts(t, e->key.nr, counts)) {
-            kd_json_next(ds, &first);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, kd_syscall_format(e->key.nr, name,
-                                                 sizeof name));
-            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"histogram\":",
-                             e->key.nr);
-            kd_json_hist(ds, counts, e->stat.max_ns);
-            kd_ds_put_char(ds, '}');
-        }
-    }
-    kd_ds_put_cstr(ds, "],\"ready\":");
-    if (t->ready && kd_hist_counts(t, KD_HIST_READY, counts)) {
-        kd_json_hist(ds, counts, t->ready->max_ns);
-    } else {
-        kd_json_null(ds);
-    }
-    kd_ds_put_cstr(ds, ",\"run\":");
-    if (t->run && kd_hist_counts(t, KD_HIST_RUN, counts)) {
-        kd_json_hist(ds, counts, t->run->max_ns);
-    } else {
-        kd_json_null(ds);
-    }
-    kd_ds_put_char(ds, '}');
-}
-
-/* One entry of who ran instead, as an object. */
-static void
-kd_json_ran_entry(struct kd_ds *ds, const struct kd_ran_entry *e)
-{
-    char name[KD_COMM_LEN + 1];
-
-    if (kd_ran_name(e, name)) {
-        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
-                         ",\"name\":", e->key.other, e->ran.pid);
-        kd_json_string(ds, name);
-    } else {
-        kd_ds_put_cstr(ds, "{\"tid\":null,\"pid\":null,\"name\":null");
-    }
-    kd_ds_put_format(ds, ",\"ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-                     e->ran.ns, e->ran.count);
-}
-
-/* Who ran instead of a thread: an array, or null when not counted. */
-static void
-kd_json_ran(struct kd_ds *ds, const struct kd_ran_entry *ran, size_t n,
-            bool counted)
-{
-    bool first = true;
-
-    if (!counted) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_char(ds, '[');
-    for (size_t i = 0; i < n; i++) {
-        kd_json_next(ds, &first);
-        kd_json_ran_entry(ds, &ran[i]);
-    }
-    kd_ds_put_char(ds, ']');
-}
-
-void
-kd_report_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
-{
-    bool first_thread = true;
-
-    kd_ds_put_char(ds, '[');
-    for (size_t i = 0; i < sample->n_threads; i++) {
-        const struct kd_thread *t = &sample->threads[i];
-        uint64_t count, total;
-        bool first = true, first_item = true;
-        char buf[64];
-
-        kd_json_next(ds, &first_thread);
-        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", t->tid);
-        kd_json_string(ds, t->name);
-        kd_ds_put_cstr(ds, ",\"syscalls\":[");
-        for (size_t j = 0; j < t->n_syscalls; j++) {
-            const struct kd_syscall_entry *e = &t->syscalls[j];
-
-            kd_json_next(ds, &first_item);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, kd_syscall_format(e->key.nr, buf,
-                                                 sizeof buf));
-            kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"count\":%"
-                             PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%"
-                             PRIu64 "}", e->key.nr, e->stat.count,
-                             e->stat.total_ns, e->stat.max_ns);
-        }
-        kd_syscalls_but_poll(t, &count, &total);
-        kd_ds_put_format(ds, "],\"syscalls_but_poll\":{\"count\":%" PRIu64
-                         ",\"total_ns\":%" PRIu64 "}", count, total);
-        first = false;
-        kd_json_next(ds, &first);
-        kd_json_key(ds, "long_poll");
-        if (t->poll) {
-            kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"total_ns\":%"
-                             PRIu64 ",\"average_ns\":%" PRIu64 ",\"min_ns\":%"
-                             PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                             t->poll->count, t->poll->total_ns,
-                             t->poll->total_ns / t->poll->count,
-                             t->poll->min_ns, t->poll->max_ns);
-        } else {
-            kd_json_null(ds);
-        }
-        kd_json_stat(ds, "run", t->run, true, &first);
-        kd_json_stat(ds, "ready", t->ready, false, &first);
-        kd_json_stat(ds, "stopped", t->stop, false, &first);
-
-        kd_ds_put_cstr(ds, ",\"hard_irqs\":[");
-        first_item = true;
-        for (size_t j = 0; j < t->n_hardirqs; j++) {
-            const struct kd_hardirq_entry *e = &t->hardirqs[j];
-            char name[KD_IRQ_NAME_LEN + 1];
-
-            snprintf(name, sizeof name, "%.*s", KD_IRQ_NAME_LEN, e->key.name);
-            kd_json_next(ds, &first_item);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, name);
-            kd_ds_put_format(ds, ",\"count\":%" PRIu64 ",\"total_ns\":%"
-                             PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                             e->stat.count, e->stat.total_ns,
-                             e->stat.max_ns);
-        }
-        kd_ds_put_cstr(ds, "],\"soft_irqs\":[");
-        first_item = true;
-        for (size_t j = 0; j < t->n_softirqs; j++) {
-            const struct kd_softirq_entry *e = &t->softirqs[j];
-
-            kd_json_next(ds, &first_item);
-            kd_ds_put_cstr(ds, "{\"name\":");
-            kd_json_string(ds, kd_softirq_name(e->key.vec, buf, sizeof buf));
-            kd_ds_put_format(ds, ",\"vector\":%" PRIu32 ",\"count\":%" PRIu64
-                             ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-                             "}", e->key.vec, e->stat.count,
-                             e->stat.total_ns, e->stat.max_ns);
-        }
-        kd_ds_put_cstr(ds, "],\"histograms\":");
-        kd_json_hists(ds, t);
-        kd_ds_put_cstr(ds, ",\"ran_instead\":");
-        kd_json_ran(ds, sample->with_ran ? t->ran : NULL, t->n_ran,
-                    sample->with_ran);
-        kd_ds_put_char(ds, '}');
-    }
-    kd_ds_put_char(ds, ']');
-}
-
-void
-kd_report_json_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
-                       size_t n, uint64_t window_ns)
-{
-    bool first = true;
-
-    kd_ds_put_format(ds, "{\"window_ns\":%" PRIu64 ",\"threads\":[",
-                     window_ns);
-    for (size_t i = 0; i < n; i++) {
-        const struct kd_summary_row *r = &rows[i];
-
-        kd_json_next(ds, &first);
-        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", r->tid);
-        kd_json_string(ds, r->name);
-        kd_ds_put_format(ds, ",\"run_ns\":%" PRIu64 ",\"ready_ns\":%" PRIu64
-                         ",\"stopped_ns\":%" PRIu64 ",\"hard_irq_ns\":%"
-                         PRIu64 ",\"soft_irq_ns\":%" PRIu64
-                         ",\"syscalls_but_poll_ns\":%" PRIu64
-                         ",\"longest_ready_ns\":%" PRIu64
-                         ",\"ran_instead_top\":", r->run_ns,
-                         r->ready_ns, r->stop_ns, r->hardirq_ns,
-                         r->softirq_ns, r->syscall_ns, r->max_ready_ns);
-        if (r->n_ran) {
-            kd_json_ran_entry(ds, &r->ran[0]);
-        } else {
-            kd_json_null(ds);
-        }
-        kd_ds_put_char(ds, '}');
-    }
-    kd_ds_put_cstr(ds, "],\"worst\":");
-    if (n && rows[0].ready_ns) {
-        kd_ds_put_format(ds, "%" PRIu32, rows[0].tid);
-    } else {
-        kd_json_null(ds);
-    }
-    kd_ds_put_char(ds, '}');
-}
-
-void
-kd_report_json_upcalls(struct kd_ds *ds,
-                       const struct kd_upcall_entry *entries, size_t n,
-                       int n_cpus)
-{
-    bool first = true;
-
-    if (!n) {
-        kd_json_null(ds);
-        return;
-    }
-    kd_ds_put_cstr(ds, "{\"by_errno\":[");
-    for (size_t i = 0; i < n; i++) {
-        const char *name = kd_upcall_errno_name(entries[i].key);
-        bool first_cpu = true;
-
-        kd_json_next(ds, &first);
-        kd_ds_put_format(ds, "{\"errno\":%" PRIu64 ",\"name\":",
-                         entries[i].key);
-        if (name) {
-            kd_json_string(ds, name);
-        } else {
-            kd_json_null(ds);
-        }
-        kd_ds_put_cstr(ds, ",\"per_cpu\":[");
-        for (int cpu = 0; cpu < n_cpus; cpu++) {
-            kd_json_next(ds, &first_cpu);
-            kd_json_u64(ds, entries[i].per_cpu[cpu]);
-        }
-        kd_ds_put_cstr(ds, "]}");
-    }
-    kd_ds_put_cstr(ds, "]}");
 }

@@ -11,43 +11,51 @@
 #include <time.h>
 
 #include "sample.h"
+#include "summary.h"
 #include "util.h"
 
-/* Text output in the reference's layout, to the character.  Nothing here
- * touches the kernel. */
+/* The reference's text layout, to the character: numbers, fields and
+ * timestamps as it writes them, the sections of a sample's report, and
+ * the names it gives (softirq vectors, errnos), which the JSON report
+ * writes too.  Pure: nothing here touches the kernel. */
 
 /* Everything under a thread's first line is indented by the width of the
  * "TID" and "THREAD" columns. */
-#define KD_INDENT "                            "
-
-/* The name of map KD_MAP_ID, for warnings. */
-const char *kd_full_map_name(enum kd_full_map);
+#define KD_REPORT_INDENT "                            "
 
 /* Formats 'value' with thousands separators ("1,234,567"). */
-const char *kd_format_thousands(uint64_t value, char buf[32]);
+const char *kd_report_thousands(uint64_t value, char buf[32]);
 
 /* 'value' with thousands separators, right-aligned on 'width' columns
  * (Python's "{:16,}"). */
-void kd_put_num(struct kd_ds *, uint64_t value, int width);
+void kd_report_num(struct kd_ds *, uint64_t value, int width);
 
 /* Appends 's' rendered by kd_ds_put_safe() (escaped where it could drive
  * a terminal or break the layout), padded with spaces to 'width' columns
  * of the rendered form (UTF-8 code points, as Python counts them), left-
  * or right-aligned, and cut to 'width' columns when 'truncate'. */
-void kd_put_field(struct kd_ds *, const char *s, int width, bool left,
-                  bool truncate);
+void kd_report_field(struct kd_ds *, const char *s, int width, bool left,
+                     bool truncate);
 
 /* "2023-06-08T12:17:22.725127": local time 'ts' in ISO 8601 as Python's
  * datetime.isoformat() writes it (no fraction when it is zero). */
-const char *kd_format_wall_time(const struct timespec *ts, char buf[40]);
+const char *kd_report_wall_time(const struct timespec *ts, char buf[40]);
 
 /* "MSG @2023-06-08T12:17:22.725127 (10:17:22 UTC)": the local time as
- * kd_format_wall_time() writes it, then UTC. */
+ * kd_report_wall_time() writes it, then UTC. */
 void kd_report_timestamp(struct kd_ds *, const char *msg,
                          const struct timespec *now);
 
 /* The "TID THREAD <RESOURCE SPECIFIC>" header and its underline. */
 void kd_report_threads_header(struct kd_ds *);
+
+/* The column names of a table of syscalls, "NAME NUMBER COUNT TOTAL ns"
+ * then 'last', and one row of it: a syscall's name (cut to 20 columns),
+ * its number (left blank when negative), count, total and 'last_ns'. */
+void kd_report_syscalls_header(struct kd_ds *, const char *last);
+void kd_report_syscall_row(struct kd_ds *, const char *name, int64_t nr,
+                           uint64_t count, uint64_t total_ns,
+                           uint64_t last_ns);
 
 /* The per-thread report of one sample, from the "TID THREAD" header to
  * the last thread's last section. */
@@ -59,45 +67,10 @@ void kd_report_sample(struct kd_ds *, const struct kd_sample *);
 void kd_report_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
                        size_t n, int n_cpus);
 
-/* Log2 histograms (--histogram). */
-
-/* The counts of thread 't''s histogram of 'what' (a syscall number,
- * KD_HIST_READY or KD_HIST_RUN) by slot; returns their sum. */
-uint64_t kd_hist_counts(const struct kd_thread *t, uint32_t what,
-                        uint64_t counts[KD_HIST_SLOTS]);
-
-/* The value range of slot 'slot', as bcc prints it. */
-void kd_hist_range(unsigned int slot, uint64_t *low, uint64_t *high);
-
-/* An estimate of percentile 'p' (0 to 100): the upper bound of the slot
- * that holds it, or 'max' when that is lower.  0 for an empty histogram. */
-uint64_t kd_hist_percentile(const uint64_t counts[KD_HIST_SLOTS], double p,
-                            uint64_t max);
-
-/* The histogram, as bcc's tools print a log2 histogram, indented under a
- * section, then its p50, p90, p99 and max. */
+/* A log2 histogram (--histogram, hist.h), as bcc's tools print one,
+ * indented under a section, then its p50, p90, p99 and max. */
 void kd_report_hist(struct kd_ds *, const uint64_t counts[KD_HIST_SLOTS],
                     uint64_t max);
-
-/* Where one thread's time went during a sample (--summary). */
-struct kd_summary_row {
-    uint32_t tid;
-    const char *name;
-    uint64_t run_ns;
-    uint64_t ready_ns;
-    uint64_t stop_ns;
-    uint64_t hardirq_ns;
-    uint64_t softirq_ns;
-    uint64_t syscall_ns;        /* Syscalls other than poll(). */
-    uint64_t max_ready_ns;      /* The longest run-queue wait. */
-    const struct kd_ran_entry *ran;     /* Who ran instead, by decreasing
-                                         * time (--summary counts it). */
-    size_t n_ran;
-};
-
-/* Fills 'rows' (sample->n_threads of them) from the grouped 'sample',
- * sorted by decreasing run-queue wait, then name. */
-void kd_summary_compute(const struct kd_sample *, struct kd_summary_row *);
 
 /* The summary table of a sample window of 'window_ns', the line naming
  * the thread that waited longest in the run queue and who ran instead of
@@ -105,18 +78,13 @@ void kd_summary_compute(const struct kd_sample *, struct kd_summary_row *);
 void kd_report_summary(struct kd_ds *, const struct kd_summary_row *,
                        size_t n, uint64_t window_ns);
 
-/* JSON forms: an array of the threads and their sections, the summary
- * rows, and the upcall statistics (or null). */
-void kd_report_json_threads(struct kd_ds *, const struct kd_sample *);
-void kd_report_json_summary(struct kd_ds *, const struct kd_summary_row *,
-                            size_t n, uint64_t window_ns);
-void kd_report_json_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
-                            size_t n, int n_cpus);
+/* The reference's name of softirq vector 'vec' ("net_rx"), or
+ * "<unknown:VEC>" in 'buf'. */
+const char *kd_report_softirq_name(uint32_t vec, char *buf, size_t size);
 
-/* Who ran instead of a thread, one entry: its "name", or NULL when the
- * task that held the CPU is not known. */
-const char *kd_ran_name(const struct kd_ran_entry *,
-                        char buf[KD_COMM_LEN + 1]);
+/* The name of errno 'key' of an upcall ("ENOBUFS"), or NULL for success
+ * or an unknown number. */
+const char *kd_report_upcall_errno_name(uint64_t key);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
+/* The sampling loop and the watch loop of --long-poll-events. */
+
 #include "sampler.h"
 
 #include <limits.h>
@@ -14,46 +16,31 @@
 #include "gap.h"
 #include "options.h"
 #include "output.h"
-#include "render_json.h"
-#include "render_text.h"
-#include "report.h"
 #include "snapshot.h"
 #include "waiter.h"
 
-/* Reads the sample that just ended and, unless it is skipped, reports it:
- * in text under a "# Sample dump" line (a triggered one when there is a
- * delta), or as one JSON line.  Returns 0 or a positive errno. */
+/* Reads the sample that just ended and reports it (or that it is
+ * skipped).  Returns 0 or a positive errno. */
 static int
-kd_dump_sample(const struct kd_sampler *s, const struct kd_window *window)
+kd_sampler_dump(const struct kd_sampler *s, const struct kd_window *window)
 {
     const struct kd_options *o = s->options;
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     uint64_t start, cpu_start;
     struct kd_snapshot snap;
     char *error = NULL;
     int err;
 
-    if (!window->skipped) {
-        kd_print_timestamp(window->delta_ns
-                           ? "# Triggered sample dump, stop-start delta"
-                           : "# Sample dump", 0, window->delta_ns);
-    }
     start = kd_now_ns();
     cpu_start = kd_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
     err = kd_snapshot_take(&snap, s->capture, window, &error);
     if (err) {
-        kd_error("%s\n", error);
+        kd_output_error(s->output, "%s\n", error);
         free(error);
         kd_snapshot_destroy(&snap);
         return err;
     }
     kd_snapshot_resolve(&snap, s->filter);
-    if (o->json) {
-        kd_render_json_sample(&ds, &snap, stdout);
-    } else if (!window->skipped) {
-        kd_render_text_sample(&ds, &snap, stdout);
-    }
-    kd_print_ds(&ds);
+    s->output->sample(s->output, &snap);
     if (o->debug && !window->skipped) {
         fprintf(stderr, "kernel_delay: sample of %zu threads read and "
                 "reported in %.3f ms (%.3f ms of CPU)\n",
@@ -66,17 +53,18 @@ kd_dump_sample(const struct kd_sampler *s, const struct kd_window *window)
 
 /* Starts a sample now, without a start trigger. */
 static int
-kd_sample_start(const struct kd_sampler *s, struct kd_window *window)
+kd_sampler_start(const struct kd_sampler *s, struct kd_window *window)
 {
     int err = kd_capture_set(s->capture, KD_CAPTURE_ON);
 
     if (err) {
-        kd_error("Failed to start capturing: %s\n", strerror(err));
+        kd_output_error(s->output, "Failed to start capturing: %s\n",
+                        strerror(err));
         return err;
     }
     window->start_ns = kd_now_ns();
     clock_gettime(CLOCK_REALTIME, &window->start_wall);
-    kd_print_timestamp("# Start sampling", 0, 0);
+    s->output->sample_start(s->output, window);
     return 0;
 }
 
@@ -86,8 +74,8 @@ kd_sample_start(const struct kd_sampler *s, struct kd_window *window)
  * '*started' when the start trigger starts the sample.  Returns 0 or a
  * positive errno. */
 static int
-kd_sample_wait(const struct kd_sampler *s, struct kd_window *window,
-               uint64_t deadline, bool *started, bool *by_stop)
+kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
+                uint64_t deadline, bool *started, bool *by_stop)
 {
     const struct kd_event_state *ev = &s->capture->events.state;
     const struct kd_options *o = s->options;
@@ -104,14 +92,15 @@ kd_sample_wait(const struct kd_sampler *s, struct kd_window *window,
                           deadline && deadline < wake ? deadline : wake);
 
         if (err) {
-            kd_error("Failed to read eBPF events: %s\n", strerror(err));
+            kd_output_error(s->output, "Failed to read eBPF events: %s\n",
+                            strerror(err));
             return err;
         }
         if (!*started && ev->n_starts != n_starts) {
             *started = true;
             window->start_ns = window->start_trigger_ns = ev->start_ts;
             clock_gettime(CLOCK_REALTIME, &window->start_wall);
-            kd_print_timestamp("# Start sampling", ev->start_ts, 0);
+            s->output->sample_start(s->output, window);
             if (!o->stop_trigger) {
                 deadline = kd_now_ns() + o->sample_time * 1e9;
             }
@@ -142,8 +131,8 @@ kd_sample_wait(const struct kd_sampler *s, struct kd_window *window,
  * that still saw it on finish (they run for microseconds, with preemption
  * off) and reads the last events, then completes 'window'. */
 static void
-kd_sample_stop(const struct kd_sampler *s, struct kd_window *window,
-               bool by_stop)
+kd_sampler_stop(const struct kd_sampler *s, struct kd_window *window,
+                bool by_stop)
 {
     const struct kd_event_state *ev = &s->capture->events.state;
     struct timespec quiesce = { .tv_sec = 0, .tv_nsec = 2000000 };
@@ -159,7 +148,6 @@ kd_sample_stop(const struct kd_sampler *s, struct kd_window *window,
     if (by_stop) {
         window->stop_ns = window->stop_trigger_ns = ev->stop_ts;
     }
-    kd_print_timestamp("# Stop sampling", window->stop_trigger_ns, 0);
 
     /* The stop-start delta, when both triggers made this sample. */
     if (window->start_trigger_ns && by_stop
@@ -169,30 +157,15 @@ kd_sample_stop(const struct kd_sampler *s, struct kd_window *window,
     window->skipped = window->delta_ns
                       && window->delta_ns < s->options->trigger_delta;
     window->target_exited = s->waiter->target_exited;
-}
-
-/* The note that the target exited: while waiting for the start trigger,
- * or during the sample (no JSON record for that one: the sample's says
- * it). */
-static void
-kd_print_exited(unsigned int tgid, bool waiting)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-
-    if (kd_output_json() && waiting) {
-        kd_render_json_exited_waiting(&ds, tgid);
-    } else if (!kd_output_json()) {
-        kd_render_text_exited(&ds, tgid, waiting);
-    }
-    kd_print_ds(&ds);
+    s->output->sample_stop(s->output, window);
 }
 
 /* Takes one sample, reports it, and re-arms the capture.  Sets '*done'
  * when the sample counts, '*last' when the loop is over.  Returns 0 or a
  * positive errno. */
 static int
-kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
-              bool *last)
+kd_sampler_one(const struct kd_sampler *s, unsigned int index, bool *done,
+               bool *last)
 {
     const struct kd_options *o = s->options;
     struct kd_window window = { .index = index };
@@ -201,7 +174,7 @@ kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
     int err;
 
     if (started) {
-        err = kd_sample_start(s, &window);
+        err = kd_sampler_start(s, &window);
         if (err) {
             return err;
         }
@@ -209,27 +182,23 @@ kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
             deadline = kd_now_ns() + o->sample_time * 1e9;
         }
     }
-    err = kd_sample_wait(s, &window, deadline, &started, &by_stop);
+    err = kd_sampler_wait(s, &window, deadline, &started, &by_stop);
     if (err || !started) {
         /* Without a start, there is no sample to report. */
         if (!err && s->waiter->target_exited) {
-            kd_print_exited(s->capture->tgid, true);
+            s->output->exited(s->output, s->capture->tgid, true);
         }
         *last = true;
         return err;
     }
-    kd_sample_stop(s, &window, by_stop);
-    err = kd_dump_sample(s, &window);
+    kd_sampler_stop(s, &window, by_stop);
+    err = kd_sampler_dump(s, &window);
     if (err) {
         return err;
     }
-    if (window.skipped) {
-        kd_print_timestamp("# Sample dump skipped, delta", 0,
-                           window.delta_ns);
-    }
     *done = !window.skipped;
     if (window.target_exited) {
-        kd_print_exited(s->capture->tgid, false);
+        s->output->exited(s->output, s->capture->tgid, false);
         *last = true;
         return 0;
     }
@@ -238,14 +207,15 @@ kd_run_sample(const struct kd_sampler *s, unsigned int index, bool *done,
      * printed is a missed sample. */
     err = kd_capture_set(s->capture, KD_CAPTURE_IDLE);
     if (err) {
-        kd_error("Failed to re-arm the capture: %s\n", strerror(err));
+        kd_output_error(s->output, "Failed to re-arm the capture: %s\n",
+                        strerror(err));
     }
     return err;
 }
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, now. */
 static int64_t
-kd_mono_to_wall_ns(void)
+kd_sampler_mono_to_wall_ns(void)
 {
     return (int64_t) kd_clock_ns(CLOCK_REALTIME) - (int64_t) kd_now_ns();
 }
@@ -253,15 +223,15 @@ kd_mono_to_wall_ns(void)
 /* Reports the long poll intervals the events brought, those of the
  * threads the filter keeps, until '*reported' reaches 'limit'. */
 static void
-kd_watch_report(const struct kd_sampler *s, struct kd_snapshot *warnings,
-                unsigned int *reported, unsigned int limit)
+kd_sampler_watch_report(const struct kd_sampler *s,
+                        struct kd_snapshot *warnings, unsigned int *reported,
+                        unsigned int limit)
 {
     struct kd_event_state *ev = &s->capture->events.state;
-    int64_t offset = kd_mono_to_wall_ns();
+    int64_t offset = kd_sampler_mono_to_wall_ns();
     bool warned = false;
 
     for (size_t i = 0; i < ev->n_gaps && *reported < limit; i++) {
-        struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
         struct kd_gap gap;
         char *error = NULL;
 
@@ -271,17 +241,12 @@ kd_watch_report(const struct kd_sampler *s, struct kd_snapshot *warnings,
         }
         if (!warned && kd_snapshot_add_warnings(warnings, s->capture,
                                                 &error)) {
-            kd_error("%s\n", error);
+            kd_output_error(s->output, "%s\n", error);
             free(error);
         }
         warned = true;
         ++*reported;
-        if (s->options->json) {
-            kd_render_json_gap(&ds, &gap, warnings);
-        } else {
-            kd_render_text_gap(&ds, &gap);
-        }
-        kd_print_ds(&ds);
+        s->output->long_poll(s->output, &gap, warnings);
     }
     ev->n_gaps = 0;
 }
@@ -295,22 +260,19 @@ kd_sampler_watch(const struct kd_sampler *s)
     const struct kd_options *o = s->options;
     unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
     struct kd_snapshot warnings;
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     unsigned int reported = 0;
     char *error = NULL;
-    char what[96], num[32];
     int err;
 
     memset(&warnings, 0, sizeof warnings);
     warnings.tgid = s->capture->tgid;
     err = kd_capture_set(s->capture, KD_CAPTURE_ON);
     if (err) {
-        kd_error("Failed to start capturing: %s\n", strerror(err));
+        kd_output_error(s->output, "Failed to start capturing: %s\n",
+                        strerror(err));
         return err;
     }
-    snprintf(what, sizeof what, "# Start watching poll() intervals over "
-             "%s ns", kd_format_thousands(o->long_poll_ns, num));
-    kd_print_timestamp(what, 0, 0);
+    s->output->watch_start(s->output, o->long_poll_ns);
 
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the
      * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
@@ -318,33 +280,25 @@ kd_sampler_watch(const struct kd_sampler *s)
         err = kd_wait(s->waiter, &s->capture->events,
                       kd_now_ns() + 100000000ull);
         if (err) {
-            kd_error("Failed to read eBPF events: %s\n", strerror(err));
+            kd_output_error(s->output, "Failed to read eBPF events: %s\n",
+                            strerror(err));
             break;
         }
-        kd_watch_report(s, &warnings, &reported, limit);
+        kd_sampler_watch_report(s, &warnings, &reported, limit);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit. */
         kd_events_drain(&s->capture->events);
-        kd_watch_report(s, &warnings, &reported, limit);
+        kd_sampler_watch_report(s, &warnings, &reported, limit);
     }
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
-    kd_print_timestamp("# Stop watching", 0, 0);
+    s->output->watch_stop(s->output);
     if (kd_snapshot_add_warnings(&warnings, s->capture, &error)) {
-        kd_error("%s\n", error);
+        kd_output_error(s->output, "%s\n", error);
         free(error);
     }
-    if (o->json) {
-        kd_render_json_watch_end(&ds, &warnings, reported,
-                                 s->waiter->target_exited);
-    } else {
-        kd_render_text_watch_end(&ds, &warnings, reported);
-        if (s->waiter->target_exited) {
-            kd_ds_put_format(&ds, "\n# NOTE: Process %u exited.\n",
-                             s->capture->tgid);
-        }
-    }
-    kd_print_ds(&ds);
+    s->output->watch_end(s->output, &warnings, reported,
+                         s->waiter->target_exited);
     free(warnings.misses);
     return err;
 }
@@ -368,7 +322,8 @@ kd_sampler_run(const struct kd_sampler *s)
     if (o->start_trigger) {
         err = kd_capture_set(s->capture, KD_CAPTURE_IDLE);
         if (err) {
-            kd_error("Failed to arm the capture: %s\n", strerror(err));
+            kd_output_error(s->output, "Failed to arm the capture: %s\n",
+                            strerror(err));
             return err;
         }
     }
@@ -376,7 +331,7 @@ kd_sampler_run(const struct kd_sampler *s)
            && !kd_waiter_done(s->waiter)) {
         bool done = false;
 
-        err = kd_run_sample(s, ++index, &done, &last);
+        err = kd_sampler_one(s, ++index, &done, &last);
         n_done += done;
         if (!err && !last && o->sample_interval > 0
             && n_done < o->sample_count) {
@@ -390,13 +345,11 @@ kd_sampler_run(const struct kd_sampler *s)
 void
 kd_sampler_final_warnings(const struct kd_sampler *s)
 {
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
     uint64_t counters[KD_N_COUNTERS];
 
     /* --long-poll-events ends with its own. */
-    if (!kd_output_json() && !s->options->long_poll
+    if (!s->options->long_poll
         && !kd_capture_counters(s->capture, counters)) {
-        kd_render_text_final(&ds, counters, s->options->sample_count);
+        s->output->final(s->output, counters, s->options->sample_count);
     }
-    kd_print_ds(&ds);
 }

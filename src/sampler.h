@@ -8,6 +8,7 @@
 
 struct kd_capture;
 struct kd_options;
+struct kd_output;
 struct kd_thread_filter;
 struct kd_waiter;
 
@@ -15,13 +16,14 @@ struct kd_waiter;
 struct kd_sampler {
     struct kd_capture *capture;         /* Open, every probe attached. */
     const struct kd_options *options;
+    const struct kd_output *output;     /* What it reports to (output.h). */
     const struct kd_thread_filter *filter;
     struct kd_waiter *waiter;
 };
 
 /* Takes the samples, as the reference does: each one starts now or on the
  * start trigger, and ends after --sample-time or on the stop trigger; each
- * one read into a snapshot, resolved, and rendered on standard output.
+ * one read into a snapshot, resolved, and reported to the output.
  * Ends after --sample-count samples, on a signal or when the target exits.
  * Returns 0 or a positive errno (after printing the error). */
 int kd_sampler_run(const struct kd_sampler *);

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "report.h"
 #include "sample.h"
+#include "summary.h"
 
 struct kd_capture;
 
@@ -66,6 +66,20 @@ struct kd_snapshot_event {
     int32_t user_stack_id;
     const char *name;           /* Owned by the snapshot. */
 };
+
+/* The name of map KD_MAP_ID, for the warnings about maps that were full
+ * ('lost' below). */
+static inline const char *
+kd_snapshot_full_map_name(enum kd_full_map map)
+{
+    static const char *const names[] = {
+#define KD_FULL_MAP_NAME(ID, NAME) NAME,
+        KD_FULL_MAPS(KD_FULL_MAP_NAME)
+#undef KD_FULL_MAP_NAME
+    };
+
+    return map < KD_N_FULL_MAPS ? names[map] : "?";
+}
 
 /* An eBPF function the kernel skipped 'count' times during the sample. */
 struct kd_miss {

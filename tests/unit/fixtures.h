@@ -4,9 +4,9 @@
  */
 
 /* What several files of unit tests use: the map entries of a fake sample,
- * with names given by a fake name function, a fake /proc, a literal
- * snapshot and a literal long poll interval.  Everything is static (inline): each file uses what it
- * needs. */
+ * with names given by a fake name function, a fake /proc, a sample for
+ * the summary, a literal snapshot and a literal long poll interval.
+ * Everything is static (inline): each file uses what it needs. */
 
 #ifndef KD_TESTS_UNIT_FIXTURES_H
 #define KD_TESTS_UNIT_FIXTURES_H 1
@@ -23,6 +23,7 @@
 #include "gap.h"
 #include "sample.h"
 #include "snapshot.h"
+#include "summary.h"
 #include "util.h"
 
 /* Sample data. */
@@ -197,6 +198,35 @@ add_process(const char *root, unsigned int pid, const char *comm,
                      "TracerPid:\t0\n", comm, pid, pid);
     WRITE_STR(root, rel, s);
     free(s);
+}
+
+/* A grouped sample of process 1, for the summary: handler1 (TID 1) ran
+ * 100 ms and made syscalls (5 polls, left out of its syscall time, and 2
+ * reads of 50 ms); urcu2 (TID 2) waited 250 ms in the run queue (120 ms
+ * at most), 200 ms of it behind pmd4 (TID 3 of PID 1, a name with an
+ * escape), 50 ms behind a task not known. */
+static inline void
+make_summary_sample(struct kd_sample *s)
+{
+    static struct kd_stat run = { .count = 2, .total_ns = 100000000 };
+    static struct kd_stat ready = { .count = 3, .total_ns = 250000000,
+                                    .max_ns = 120000000 };
+    static struct kd_syscall_entry sys[2] = {
+        { { 1, 7 }, { 5, 400000000, 0, 0 } },       /* poll: left out. */
+        { { 1, 0 }, { 2, 50000000, 0, 0 } },        /* read. */
+    };
+    static struct kd_ran_entry ran[2] = {
+        { { 2, 3 }, { 200000000, 4, 1, 0, "pmd\0334" } },
+        { { 2, KD_RAN_UNKNOWN }, { 50000000, 1, 0, 0, "" } },
+    };
+    static struct kd_thread threads[2] = {
+        { .tid = 1, .name = "handler1", .syscalls = sys, .n_syscalls = 2,
+          .run = &run },
+        { .tid = 2, .name = "urcu2", .ready = &ready, .ran = ran,
+          .n_ran = 2 },
+    };
+
+    *s = (struct kd_sample) { .pid = 1, .threads = threads, .n_threads = 2 };
 }
 
 /* A literal snapshot, for the renderers. */

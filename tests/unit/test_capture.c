@@ -154,9 +154,20 @@ test_capture_source_triggers(void)
 
     /* Time mode: no ring buffer, no trigger function. */
     CHECK_INT(kd_capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
-    CHECK_CONTAINS(text, "\n#if 0\nBPF_RINGBUF_OUTPUT(events, 1024);\n");
-    CHECK_CONTAINS(text, "\n#if 0\nint\nkd_start_trigger_probe(");
-    CHECK_CONTAINS(text, "\n#if 0\nint\nkd_stop_trigger_probe(");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_EVENTS          0\n");
+    CHECK_CONTAINS(text, "\n#define KD_BUFFER_PAGES     1024\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_START_TRIGGER   0\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_STOP_TRIGGER    0\n");
+    /* What each switch and value shapes. */
+    CHECK_CONTAINS(text, "\n#if KD_WITH_EVENTS\n"
+                   "BPF_RINGBUF_OUTPUT(events, KD_BUFFER_PAGES);\n");
+    CHECK_CONTAINS(text, "\n#if KD_WITH_START_TRIGGER\nint\n"
+                   "kd_start_trigger_probe(");
+    CHECK_CONTAINS(text, "\n#if KD_WITH_STOP_TRIGGER\nint\n"
+                   "kd_stop_trigger_probe(");
+    /* One spelling for the switches: no "#if 0" or "#if 1" left. */
+    CHECK_NOT_CONTAINS(text, "#if 0\n");
+    CHECK_NOT_CONTAINS(text, "#if 1\n");
     free(text);
 
     /* Both triggers, a prefix, and the page count. */
@@ -166,9 +177,10 @@ test_capture_source_triggers(void)
     CHECK_INT(kd_capture_source(&o, 1, &l, "/* prefix */\n", false, &text,
                                 &error), 0);
     CHECK(!strncmp(text, "/* prefix */\n", 13));
-    CHECK_CONTAINS(text, "\n#if 1\nBPF_RINGBUF_OUTPUT(events, 64);\n");
-    CHECK_CONTAINS(text, "\n#if 1\nint\nkd_start_trigger_probe(");
-    CHECK_CONTAINS(text, "\n#if 1\nint\nkd_stop_trigger_probe(");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_EVENTS          1\n");
+    CHECK_CONTAINS(text, "\n#define KD_BUFFER_PAGES     64\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_START_TRIGGER   1\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_STOP_TRIGGER    1\n");
     CHECK(find_placeholder(text) == NULL);
     /* No trigger text reaches the program. */
     CHECK_NOT_CONTAINS(text, "up:a");
@@ -189,24 +201,35 @@ test_capture_source_events(void)
     o.stack_trace_size = 128;
     o.max_threads = 100;
     CHECK_INT(kd_capture_source(&o, 1, &l, NULL, true, &text, &error), 0);
-    CHECK_CONTAINS(text, "\n#if 1\nBPF_RINGBUF_OUTPUT(events, 1024);\n");
-    CHECK_CONTAINS(text, "\n#if 1\n#if 1\nBPF_STACK_TRACE(stack_traces, "
-                   "128);\n");
-    CHECK_CONTAINS(text, "u64 min_ns = 50000ULL;");
-    CHECK_CONTAINS(text, "(1 && nr == KD_SYSCALL_POLL)");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_EVENTS          1\n");
+    CHECK_CONTAINS(text, "\n#define KD_BUFFER_PAGES     1024\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_SYSCALL_EVENTS  1\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_STACKS          1\n");
+    CHECK_CONTAINS(text, "\n#define KD_STACK_TRACES     128\n");
+    CHECK_CONTAINS(text, "\n#define KD_EVENTS_MIN_NS    50000ULL\n");
+    CHECK_CONTAINS(text, "\n#define KD_SKIP_POLL_EVENTS 1\n");
+    /* What each switch and value shapes. */
+    CHECK_CONTAINS(text, "\n#if KD_WITH_SYSCALL_EVENTS\n"
+                   "#if KD_WITH_STACKS\n"
+                   "BPF_STACK_TRACE(stack_traces, KD_STACK_TRACES);\n");
+    CHECK_CONTAINS(text, "u64 min_ns = KD_EVENTS_MIN_NS;");
+    CHECK_CONTAINS(text, "(KD_SKIP_POLL_EVENTS && nr == KD_SYSCALL_POLL)");
+    CHECK_CONTAINS(text, "\n#if KD_WITH_UPCALL_STATS\n"
+                   "BPF_PERCPU_HASH(upcall_count");
     CHECK_CONTAINS(text, "#define KD_MAX_THREADS      100\n");
     CHECK_CONTAINS(text, "#define KD_MAX_SYSCALLS     800\n");
     CHECK_CONTAINS(text, "#define KD_MAX_IRQS         200\n");
-    CHECK_CONTAINS(text, "\n#if 1\nBPF_PERCPU_HASH(upcall_count");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_UPCALL_STATS    1\n");
     CHECK(find_placeholder(text) == NULL);
     free(text);
 
     /* Stacks off: no stack map at all. */
     o.stack_trace_size = 0;
     CHECK_INT(kd_capture_source(&o, 1, &l, NULL, false, &text, &error), 0);
-    CHECK_CONTAINS(text, "\n#if 1\n#if 0\nBPF_STACK_TRACE(stack_traces, "
-                   "0);\n");
-    CHECK_CONTAINS(text, "\n#if 0\nBPF_PERCPU_HASH(upcall_count");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_SYSCALL_EVENTS  1\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_STACKS          0\n");
+    CHECK_CONTAINS(text, "\n#define KD_STACK_TRACES     0\n");
+    CHECK_CONTAINS(text, "\n#define KD_WITH_UPCALL_STATS    0\n");
     free(text);
 }
 

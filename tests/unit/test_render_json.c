@@ -11,6 +11,7 @@
 #include "gap.h"
 #include "render_json.h"
 #include "snapshot.h"
+#include "summary.h"
 #include "util.h"
 #include "check.h"
 #include "fixtures.h"
@@ -54,6 +55,60 @@ test_render_json_sample(void)
     kd_ds_destroy(&ds);
 }
 
+#if defined(__x86_64__)
+/* The threads, each section of them (who ran instead counted), and the
+ * summary; names escaped.  Written from the JSON forms' definitions
+ * (--json in the man page). */
+static void
+test_render_json_threads(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_summary_row rows[2];
+    struct kd_snapshot snap;
+
+    memset(&snap, 0, sizeof snap);
+    make_summary_sample(&snap.sample);
+    snap.sample.with_ran = true;
+    snap.with_summary = true;
+    snap.rows = rows;
+    snap.window.stop_ns = 500000000;
+    kd_summary_compute(&snap.sample, rows);
+    kd_render_json_sample(&ds, &snap, NULL);
+    CHECK_CONTAINS(kd_ds_cstr(&ds),
+        "\"threads\":[{\"tid\":1,\"name\":\"handler1\","
+        "\"syscalls\":[{\"name\":\"poll\",\"number\":7,\"count\":5,"
+        "\"total_ns\":400000000,\"max_ns\":0},{\"name\":\"read\","
+        "\"number\":0,\"count\":2,\"total_ns\":50000000,\"max_ns\":0}],"
+        "\"syscalls_but_poll\":{\"count\":2,\"total_ns\":50000000},"
+        "\"long_poll\":null,\"run\":{\"count\":2,\"total_ns\":100000000,"
+        "\"min_ns\":0,\"max_ns\":0},\"ready\":null,\"stopped\":null,"
+        "\"hard_irqs\":[],\"soft_irqs\":[],\"histograms\":null,"
+        "\"ran_instead\":[]},"
+        "{\"tid\":2,\"name\":\"urcu2\",\"syscalls\":[],"
+        "\"syscalls_but_poll\":{\"count\":0,\"total_ns\":0},"
+        "\"long_poll\":null,\"run\":null,\"ready\":{\"count\":3,"
+        "\"total_ns\":250000000,\"max_ns\":120000000},\"stopped\":null,"
+        "\"hard_irqs\":[],\"soft_irqs\":[],\"histograms\":null,"
+        "\"ran_instead\":[{\"tid\":3,\"pid\":1,\"name\":\"pmd\\u001b4\","
+        "\"ns\":200000000,\"count\":4},{\"tid\":null,\"pid\":null,"
+        "\"name\":null,\"ns\":50000000,\"count\":1}]}],"
+        "\"upcalls\":null,\"syscall_events\":null,");
+    CHECK_CONTAINS(kd_ds_cstr(&ds),
+        "\"summary\":"
+        "{\"window_ns\":500000000,\"threads\":[{\"tid\":2,\"name\":\"urcu2\","
+        "\"run_ns\":0,\"ready_ns\":250000000,\"stopped_ns\":0,"
+        "\"hard_irq_ns\":0,\"soft_irq_ns\":0,\"syscalls_but_poll_ns\":0,"
+        "\"longest_ready_ns\":120000000,\"ran_instead_top\":{\"tid\":3,"
+        "\"pid\":1,\"name\":\"pmd\\u001b4\",\"ns\":200000000,"
+        "\"count\":4}},{\"tid\":1,\"name\":\"handler1\","
+        "\"run_ns\":100000000,\"ready_ns\":0,\"stopped_ns\":0,"
+        "\"hard_irq_ns\":0,\"soft_irq_ns\":0,"
+        "\"syscalls_but_poll_ns\":50000000,\"longest_ready_ns\":0,"
+        "\"ran_instead_top\":null}],\"worst\":2},\"warnings\":");
+    kd_ds_destroy(&ds);
+}
+#endif /* __x86_64__ */
+
 /* A skipped sample: its window and its warnings, nothing else. */
 static void
 test_render_json_skipped(void)
@@ -85,13 +140,18 @@ test_render_json_skipped(void)
 }
 
 static void
-test_render_json_exited_waiting(void)
+test_render_json_exited(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_exited_waiting(&ds, 42);
+    kd_render_json_exited(&ds, 42, true);
     CHECK_STR(kd_ds_cstr(&ds), "{\"version\":1,\"pid\":42,"
               "\"target_exited\":true,\"waiting_for\":\"start trigger\"}\n");
+    kd_ds_destroy(&ds);
+
+    /* During a sample: the sample's record says it. */
+    kd_render_json_exited(&ds, 42, false);
+    CHECK_STR(kd_ds_cstr(&ds), "");
     kd_ds_destroy(&ds);
 }
 
@@ -153,8 +213,11 @@ test_render_json_gap(void)
 
 static const struct test tests[] = {
     TEST(test_render_json_sample),
+#if defined(__x86_64__)
+    TEST(test_render_json_threads),
+#endif
     TEST(test_render_json_skipped),
-    TEST(test_render_json_exited_waiting),
+    TEST(test_render_json_exited),
     TEST(test_render_json_gap),
 };
 

@@ -226,12 +226,12 @@ test_render_text_watch_end(void)
     struct kd_snapshot snap;
 
     memset(&snap, 0, sizeof snap);
-    kd_render_text_watch_end(&ds, &snap, 1);
+    kd_render_text_watch_end(&ds, &snap, 1, false);
     CHECK_STR(kd_ds_cstr(&ds), "\n# 1 long poll interval reported.\n");
     kd_ds_destroy(&ds);
     snap.switches_missed = 2;
     snap.counters[KD_COUNTER_EVENTS_DROPPED] = 3;
-    kd_render_text_watch_end(&ds, &snap, 0);
+    kd_render_text_watch_end(&ds, &snap, 0, false);
     CHECK_STR(kd_ds_cstr(&ds),
         "\n# 0 long poll intervals reported.\n"
         "\n# WARNING: kernel_delay's eBPF programs did not see 2 context "
@@ -246,6 +246,15 @@ test_render_text_watch_end(void)
         "\n# WARNING: Not all events were captured, 3 were dropped!\n"
         "#          Increase the BPF ring buffer size with the "
         "--buffer-page-count option.\n");
+    kd_ds_destroy(&ds);
+
+    /* The target exited: a note, last. */
+    memset(&snap, 0, sizeof snap);
+    snap.tgid = 42;
+    kd_render_text_watch_end(&ds, &snap, 2, true);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# 2 long poll intervals reported.\n"
+        "\n# NOTE: Process 42 exited.\n");
     kd_ds_destroy(&ds);
 }
 
