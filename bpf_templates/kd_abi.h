@@ -86,6 +86,7 @@ enum kd_full_map {
 
 /* kd_tstate's flags. */
 #define KD_TSTATE_SWITCHED  1   /* The thread switched in or out. */
+#define KD_TSTATE_BASE      2   /* exec_base and pcount_base are set. */
 
 /* Where a thread's time went, as running totals (struct kd_acct), kept
  * only where a report needs them (--long-poll-events, --summary, --json):
@@ -128,8 +129,8 @@ struct kd_cpu_wait {
                              * (a task_struct pointer, 0: not seen). */
     KD_U64 since;           /* The last switch seen while there were
                              * waiters. */
-    KD_U64 n;               /* Waiters registered (may be stale: the
-                             * charge loop recounts). */
+    KD_U64 n;               /* Waiters registered: changed with the slots,
+                             * atomically. */
     KD_U64 tids[KD_CPU_WAITERS];    /* 0: free.  64 bits for the atomic
                                      * operations of every eBPF target. */
 };
@@ -139,7 +140,10 @@ struct kd_cpu_wait {
  * it switches out, so a switch out without run_ts (once the thread
  * switched in or out in the sample: before that, it may have been running
  * when the sample started), or a switch in with run_ts, means a switch the
- * program did not see. */
+ * program did not see.  At each wake-up and switch out, exec_base and
+ * pcount_base keep the thread's run time and timeslices as the kernel
+ * counts them (schedstat's first and third fields), which tell whether a
+ * switch in happened since without being seen, and when. */
 struct kd_tstate {
     KD_U64 syscall_ts;
     KD_U64 poll_ts;
@@ -150,6 +154,9 @@ struct kd_tstate {
     KD_U64 softirq_ts;
     KD_U32 softirq_vec;
     KD_U32 flags;           /* KD_TSTATE_*. */
+    KD_U64 exec_base;       /* se.sum_exec_runtime and sched_info.pcount */
+    KD_U64 pcount_base;     /* at the last wake-up or switch out seen
+                             * (KD_TSTATE_BASE). */
     char hardirq_name[KD_IRQ_NAME_LEN];
 
     /* Time accounting (struct kd_acct), where a report needs it. */

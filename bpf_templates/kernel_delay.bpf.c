@@ -54,6 +54,8 @@
 #define KD_MAX_IRQS         @MAX_IRQ_ENTRIES@
 #define KD_OFF_TASK_CPU     @OFF_TASK_CPU@
 #define KD_OFF_TASK_COMM    @OFF_TASK_COMM@
+#define KD_OFF_TASK_SUM_EXEC @OFF_TASK_SUM_EXEC@
+#define KD_OFF_TASK_PCOUNT  @OFF_TASK_PCOUNT@
 #define KD_MAX_CPUS         @MAX_CPUS@
 #define KD_MAX_RAN          @MAX_RAN_ENTRIES@
 #define KD_LONG_POLL_MIN_NS @LONG_POLL_MIN_NS@
@@ -306,6 +308,27 @@ kd_task_u32(void *task, int offset)
 }
 
 static __always_inline u64
+kd_task_u64(void *task, int offset)
+{
+    u64 val = 0;
+
+    bpf_probe_read_kernel(&val, sizeof val, task + offset);
+    return val;
+}
+
+/* Keeps in 'st' the run time and timeslices the kernel counts for thread
+ * 'task' now (see kd_unseen_arrival()). */
+static __always_inline void
+kd_base_take(struct kd_tstate *st, void *task)
+{
+    st->exec_base = kd_task_u64(task, KD_OFF_TASK_SUM_EXEC);
+    if ((long) KD_OFF_TASK_PCOUNT >= 0) {
+        st->pcount_base = kd_task_u64(task, KD_OFF_TASK_PCOUNT);
+    }
+    st->flags |= KD_TSTATE_BASE;
+}
+
+static __always_inline u64
 kd_task_state(void *task)
 {
     u64 state = 0;
@@ -460,17 +483,29 @@ kd_charge(u32 tid, struct kd_tstate *st, u64 ns, const struct kd_holder *h)
 }
 #endif
 
-/* Charges the current task, which leaves CPU 'cpu' now, to each thread
- * waiting there; forgets the registrations that are stale.  A waiter that
- * is the current task ran without its switch in being seen (the kernel
- * skipped our program): it is not charged for itself, and its wait is
- * over. */
+/* Frees slot 'i' of CPU waiters 'cw' if thread 'tid' holds it.  The count
+ * of waiters changes only with a slot, atomically, and is never recounted:
+ * a recount written back could lose a registration made on another CPU
+ * meanwhile (a wake-up or a move to this CPU), and with it the charges of
+ * the switches that follow, so that the next charge would give the task
+ * then on the CPU the time of those before it. */
 static __always_inline void
-kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now)
+kd_wait_free(struct kd_cpu_wait *cw, u32 i, u32 tid)
 {
-    struct kd_holder h = kd_holder_current();
-    u32 holder = h.tid;
-    u64 n = 0;
+    if (__sync_val_compare_and_swap(&cw->tids[i], tid, 0) == tid) {
+        __sync_fetch_and_add(&cw->n, (u64) -1);
+    }
+}
+
+/* Charges task 'h', which leaves CPU 'cpu' at 'now', to each thread
+ * waiting there; forgets the registrations that are stale.  A waiter that
+ * is 'h' itself (the current task) ran without its switch in being seen:
+ * it is not charged for itself, and its wait is over. */
+static __always_inline void
+kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now,
+                  const struct kd_holder *h)
+{
+    u32 holder = h->tid;
 
 #pragma unroll
     for (int i = 0; i < KD_CPU_WAITERS; i++) {
@@ -487,18 +522,39 @@ kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now)
             if (st && tid == holder) {
                 st->wait_cpu = 0;
             }
-            cw->tids[i] = 0;
+            kd_wait_free(cw, i, tid);
             continue;
         }
         from = st->charged_ts > cw->since ? st->charged_ts : cw->since;
         if (now > from) {
-            kd_charge(tid, st, now - from, &h);
+            kd_charge(tid, st, now - from, h);
         }
         st->charged_ts = now;
-        n++;
     }
-    cw->n = n;
     cw->since = now;
+}
+
+/* The current task leaves CPU 'cpu' now: charges it to the threads waiting
+ * there.  'before' is not 0 when the CPU switched without the tracepoint
+ * since its last switch seen: the current task is not 'before', the task
+ * seen getting the CPU then.  'before' held the CPU until the current
+ * task's switch in at 'arrived', when that is known (see
+ * kd_unseen_arrival()), and the current task from then; else the time
+ * since the last switch seen goes to no task known. */
+static __always_inline void
+kd_charge_switch(u32 cpu, struct kd_cpu_wait *cw, u64 now, u64 before,
+                 u64 arrived)
+{
+    struct kd_holder h = kd_holder_current();
+
+    if (before && arrived) {
+        struct kd_holder hb = kd_holder_task((void *) before);
+
+        kd_charge_waiters(cpu, cw, arrived, &hb);
+    } else if (before) {
+        h.known = false;
+    }
+    kd_charge_waiters(cpu, cw, now, &h);
 }
 
 /* Ends the registration of thread 'tid' as a waiter, if any. */
@@ -515,11 +571,8 @@ kd_wait_end(u32 tid, struct kd_tstate *st)
     cpu = st->wait_cpu - 1;
     st->wait_cpu = 0;
     cw = cpu_wait.lookup(&cpu);
-    if (cw && slot < KD_CPU_WAITERS && cw->tids[slot] == tid) {
-        cw->tids[slot] = 0;
-        if (cw->n) {
-            __sync_fetch_and_add(&cw->n, (u64) -1);
-        }
+    if (cw && slot < KD_CPU_WAITERS) {
+        kd_wait_free(cw, slot, tid);
     }
 }
 
@@ -807,6 +860,9 @@ kd_wakeup(void *task)
     if (!st) {
         return;
     }
+    if (!(st->flags & KD_TSTATE_BASE)) {
+        kd_base_take(st, task);
+    }
 
     /* A stopped thread ends its stop when SIGCONT wakes it up. */
     if (st->stop_ts) {
@@ -894,18 +950,26 @@ RAW_TRACEPOINT_PROBE(sched_migrate_task)
  * previous thread's turn on the CPU (kd_switch_out()) and the start of
  * the next one's (kd_switch_in()).  These keep the run and ready times
  * (kd_run_end(), kd_ready_end()) and the time accounts
- * (kd_acct_switch_out(), kd_acct_switch_in()).
+ * (kd_acct_switch_out(), kd_acct_switch_in()); a switch in the kernel
+ * made without the tracepoint is found at the switch out that follows
+ * (kd_unseen_arrival()).
  */
 
-/* Who ran instead: CPU 'cpu' now runs task 'next'.  Returns the CPU's
- * waiters, if a thread of the target may wait there, else NULL. */
+/* Who ran instead: CPU 'cpu' now switches from task 'prev' to 'next'.
+ * Returns the CPU's waiters, if a thread of the target may wait there,
+ * else NULL; '*before' is the task seen getting the CPU last when that
+ * is not 'prev' (a switch not seen since), else 0. */
 static __always_inline struct kd_cpu_wait *
-kd_ran_switch(u32 cpu, void *next)
+kd_ran_switch(u32 cpu, void *prev, void *next, u64 *before)
 {
+    *before = 0;
 #if KD_WITH_ACCT
     struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
 
     if (cw) {
+        if (cw->cur && cw->cur != (u64) prev) {
+            *before = cw->cur;
+        }
         cw->cur = (u64) next;
         if (cw->n) {
             return cw;
@@ -916,12 +980,14 @@ kd_ran_switch(u32 cpu, void *next)
 }
 
 /* Who ran instead: the current task, which leaves CPU 'cpu' now, held it
- * while the threads of 'cw' waited. */
+ * while the threads of 'cw' waited, since its switch in when that was
+ * not seen (see kd_charge_switch()). */
 static __always_inline void
-kd_ran_charge(u32 cpu, struct kd_cpu_wait *cw, u64 now)
+kd_ran_charge(u32 cpu, struct kd_cpu_wait *cw, u64 now, u64 before,
+              u64 arrived)
 {
 #if KD_WITH_ACCT
-    kd_charge_waiters(cpu, cw, now);
+    kd_charge_switch(cpu, cw, now, before, arrived);
 #endif
 }
 
@@ -1003,10 +1069,69 @@ kd_acct_switch_in(u32 tid, struct kd_tstate *st, u32 cpu, u64 now)
 #endif
 }
 
-/* Thread 'tid' of the target, whose task_struct is 'task', leaves CPU
- * 'cpu' now ('preempt': it was preempted). */
+/* Thread 'tid' of the target, whose task_struct is 'task', leaves its CPU
+ * now: when its switch in was not seen, when it got the CPU.  Some kernels
+ * switch tasks without running the sched_switch tracepoint (the
+ * development machine's, for the switches away from the threads of one
+ * process: see the man page, OUTPUT), but count the thread's timeslices
+ * (sched_info.pcount) and run time (se.sum_exec_runtime) all the same:
+ * since the last wake-up or switch out seen (KD_TSTATE_BASE), a timeslice
+ * more with no switch in seen is a switch in not seen, which happened as
+ * long before now as the thread ran since.  (Where the kernel counts no
+ * timeslices, a switch out after one seen, with no switch in seen, tells
+ * the same.)  Returns that time, not before the thread was last ready, or
+ * 0. */
+static __always_inline u64
+kd_unseen_arrival(u32 tid, void *task, u64 now)
+{
+    struct kd_tstate *st = kd_tstate_find(tid);
+    u64 ran, arrived;
+
+    if (!st || st->run_ts || !(st->flags & KD_TSTATE_BASE)) {
+        return 0;
+    }
+    if ((long) KD_OFF_TASK_PCOUNT >= 0
+        ? kd_task_u64(task, KD_OFF_TASK_PCOUNT) == st->pcount_base
+        : !(st->flags & KD_TSTATE_SWITCHED)) {
+        return 0;
+    }
+    ran = kd_task_u64(task, KD_OFF_TASK_SUM_EXEC) - st->exec_base;
+    arrived = ran < now ? now - ran : 0;
+    return arrived > st->ready_ts ? arrived : st->ready_ts;
+}
+
+/* Thread 'tid' got its CPU at 'arrived' without the switch being seen (see
+ * kd_unseen_arrival()): counts the miss, ends its wait then, and starts
+ * its turn then.  A registration as a waiter still left (on a CPU where
+ * the switch was not seen either; on this one, kd_charge_switch() charged
+ * it up to 'arrived') is charged to nobody known. */
 static __always_inline void
-kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now)
+kd_unseen_switch_in(u32 tid, struct kd_tstate *st, u64 arrived)
+{
+    counters.increment(KD_COUNTER_SWITCHES_MISSED);
+    if (st->ready_ts) {
+        kd_ready_end(tid, st, arrived);
+    }
+#if KD_WITH_ACCT
+    if (st->wait_cpu) {
+        struct kd_holder nobody = { .known = false };
+
+        if (arrived > st->charged_ts) {
+            kd_charge(tid, st, arrived - st->charged_ts, &nobody);
+        }
+        kd_wait_end(tid, st);
+    }
+    st->sleep_ts = st->stop_ts = 0;
+#endif
+    st->run_ts = arrived;
+}
+
+/* Thread 'tid' of the target, whose task_struct is 'task', leaves CPU
+ * 'cpu' now ('preempt': it was preempted); its switch in, when not seen,
+ * was at 'arrived'. */
+static __always_inline void
+kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now,
+              u64 arrived)
 {
     u64 state = kd_task_state(task);
     struct kd_tstate *st = kd_tstate_get(tid);
@@ -1014,6 +1139,9 @@ kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now)
 
     if (!st) {
         return;
+    }
+    if (arrived) {
+        kd_unseen_switch_in(tid, st, arrived);
     }
     /* Still runnable (preempted, or yielding): it now waits in the run
      * queue.  Stopped: it waits for SIGCONT.  Else it sleeps. */
@@ -1026,11 +1154,9 @@ kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now)
     kd_acct_switch_out(tid, st, runnable, stopped, cpu, now);
     if (st->run_ts) {
         kd_run_end(tid, st, now);
-    } else if (st->flags & KD_TSTATE_SWITCHED) {
-        /* Its switch in was not seen. */
-        counters.increment(KD_COUNTER_SWITCHES_MISSED);
     }
     st->flags |= KD_TSTATE_SWITCHED;
+    kd_base_take(st, task);
 }
 
 /* Thread 'tid' of the target gets CPU 'cpu' now. */
@@ -1060,23 +1186,28 @@ kd_switch_in(u32 tid, u32 cpu, u64 now)
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
     u64 prev_pid_tgid = bpf_get_current_pid_tgid();
+    void *prev = (void *) ctx->args[1];
     void *next = (void *) ctx->args[2];
     bool prev_ours = (prev_pid_tgid >> 32) == KD_TGID;
     bool next_ours = kd_task_u32(next, KD_OFF_TASK_TGID) == KD_TGID;
     u32 cpu = KD_WITH_ACCT ? bpf_get_smp_processor_id() : 0;
-    struct kd_cpu_wait *waiters = kd_ran_switch(cpu, next);
-    u64 now;
+    u64 before;
+    struct kd_cpu_wait *waiters = kd_ran_switch(cpu, prev, next, &before);
+    u64 now, arrived = 0;
 
     if ((!prev_ours && !next_ours && !waiters) || !kd_capturing()) {
         return 0;
     }
     now = bpf_ktime_get_ns();
+    if (prev_ours) {
+        arrived = kd_unseen_arrival((u32) prev_pid_tgid, prev, now);
+    }
     if (waiters) {
-        kd_ran_charge(cpu, waiters, now);
+        kd_ran_charge(cpu, waiters, now, before, arrived);
     }
     if (prev_ours) {
-        kd_switch_out((u32) prev_pid_tgid, (void *) ctx->args[1],
-                      ctx->args[0], cpu, now);
+        kd_switch_out((u32) prev_pid_tgid, prev, ctx->args[0], cpu, now,
+                      arrived);
     }
     if (next_ours) {
         kd_switch_in(kd_task_u32(next, KD_OFF_TASK_PID), cpu, now);

@@ -140,6 +140,30 @@ kd_layout_task_cpu(const struct btf *btf, long *offset, char **error)
     return 0;
 }
 
+/* The offset of u64 'field' of struct 'type', member 'member' of
+ * task_struct, into '*offset'. */
+static int
+kd_layout_task_u64(const struct btf *btf, const char *member,
+                   const char *type, const char *field, long *offset,
+                   char **error)
+{
+    long off, size = 0;
+    int error_;
+
+    error_ = kd_btf_offset(btf, "task_struct", member, offset, NULL, error);
+    if (!error_) {
+        error_ = kd_btf_offset(btf, type, field, &off, &size, error);
+    }
+    if (!error_ && size != 8) {
+        *error = kd_xasprintf("BTF %s.%s has size %ld", type, field, size);
+        error_ = EINVAL;
+    }
+    if (!error_) {
+        *offset += off;
+    }
+    return error_;
+}
+
 static int
 kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
                    char **error)
@@ -191,6 +215,24 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     }
     snprintf(layout->task_cpu, sizeof layout->task_cpu, "%ld", off);
 
+    /* The task's run time, se.sum_exec_runtime, and its timeslices,
+     * sched_info.pcount, which a kernel without CONFIG_SCHED_INFO does
+     * not keep. */
+    error_ = kd_layout_task_u64(btf, "se", "sched_entity",
+                                "sum_exec_runtime", &off, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->task_sum_exec, sizeof layout->task_sum_exec, "%ld",
+             off);
+    if (kd_layout_task_u64(btf, "sched_info", "sched_info", "pcount", &off,
+                           error)) {
+        free(*error);
+        *error = NULL;
+        off = -1;
+    }
+    snprintf(layout->task_pcount, sizeof layout->task_pcount, "%ld", off);
+
     layout->includes = "";
     layout->from_btf = true;
     return 0;
@@ -230,6 +272,10 @@ kd_layout_from_headers(struct kd_layout *layout)
              (major > 5 || (major == 5 && minor >= 16))
              ? "offsetof(struct task_struct, thread_info.cpu)"
              : "offsetof(struct task_struct, cpu)");
+    snprintf(layout->task_sum_exec, sizeof layout->task_sum_exec,
+             "offsetof(struct task_struct, se.sum_exec_runtime)");
+    snprintf(layout->task_pcount, sizeof layout->task_pcount,
+             "offsetof(struct task_struct, sched_info.pcount)");
     snprintf(layout->syscall_nr, sizeof layout->syscall_nr,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_SYSCALL_NR);
     snprintf(layout->regs_rc, sizeof layout->regs_rc,

@@ -25,6 +25,13 @@ struct kd_layout {
     char task_cpu[KD_LAYOUT_EXPR_SIZE];     /* The CPU whose run queue the
                                              * task is on (task_cpu()). */
     char task_comm[KD_LAYOUT_EXPR_SIZE];
+    char task_sum_exec[KD_LAYOUT_EXPR_SIZE];    /* The task's run time
+                                                 * (schedstat's first
+                                                 * field), a u64. */
+    char task_pcount[KD_LAYOUT_EXPR_SIZE];      /* Its timeslices
+                                                 * (schedstat's third
+                                                 * field), a u64; -1 where
+                                                 * the kernel keeps none. */
     char irqaction_name[KD_LAYOUT_EXPR_SIZE];
     char syscall_nr[KD_LAYOUT_EXPR_SIZE];   /* Syscall number in pt_regs. */
     char regs_rc[KD_LAYOUT_EXPR_SIZE];      /* Return value in pt_regs. */

@@ -120,8 +120,11 @@ kd_render_text_missed(struct kd_ds *ds, const struct kd_losses *losses,
     if (losses->switches_missed) {
         kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
                          "not see %" PRIu64 " context switches\n#          "
-                         "of the traced threads%s", losses->switches_missed,
-                         effect);
+                         "of the traced threads, which the kernel made "
+                         "without running\n#          the sched_switch "
+                         "tracepoint: a turn whose start was not seen is "
+                         "timed\n#          by the kernel's own run time of "
+                         "its thread%s", losses->switches_missed, effect);
     }
 }
 
@@ -148,10 +151,8 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_report_summary(ds, snap->rows, sample->n_threads,
                           kd_window_ns(&snap->window));
     }
-    kd_render_text_missed(ds, &snap->losses, " (a thread switched out "
-                          "without having switched\n#          in, or in "
-                          "twice): the RUN and READY counts above are short "
-                          "by\n#          as many.\n");
+    kd_render_text_missed(ds, &snap->losses, "; a thread seen switching\n"
+                          "#          in twice is one RUN and READY short.\n");
 }
 
 /* 'value' of 'whole' as a percentage, on 7 columns. */
@@ -309,8 +310,8 @@ kd_render_text_watch_end(struct kd_ds *ds, unsigned int tgid,
 {
     kd_ds_put_format(ds, "\n# %u long poll interval%s reported.\n",
                      reported, reported == 1 ? "" : "s");
-    kd_render_text_missed(ds, total, ": the intervals above may miss part "
-                          "of their\n#          time (then unaccounted).\n");
+    kd_render_text_missed(ds, total, "; what is still not\n"
+                          "#          known is unaccounted.\n");
     kd_render_text_final(ds, total, 1);
     if (target_exited) {
         kd_ds_put_format(ds, "\n# NOTE: Process %u exited.\n", tgid);

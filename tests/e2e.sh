@@ -8,7 +8,7 @@
 # E2E_ATTEMPTS (see run_with_retry), for debugging; E2E_TIME_SCALE (default
 # 1) stretches the sample windows the jobs must fit in, for slow machines
 # (the kernel lane's emulated guests); E2E_SCHED_SLICE_NS and
-# E2E_SCHED_MAX_FLOOR_NS widen the schedstat tolerance (below).
+# E2E_SCHED_MAX_FLOOR_NS widen the schedstat tolerance (see sched_tolerance in tests/e2e/lib.sh).
 #
 # Run as root, from the source tree, on a machine where eBPF works.  Prints
 # one "PASS: ..." or "FAIL: ..." line per check ("# ..." lines are notes,
@@ -26,8 +26,8 @@
 # reference's) and where the text itself is under test.
 #
 # This file is the driver: the scenarios live in tests/e2e/, one file per
-# theme, and the helpers in tests/e2e-lib.sh (shared with the kernel lane)
-# and tests/e2e/lib.sh.
+# theme (with the helpers only that theme uses), and the helpers they share
+# in tests/e2e/lib.sh (shared with the kernel lane too).
 #
 #   syscalls.sh   smoke, syscalls, poll, exited
 #   sched.sh      contend, stopped, udp, hardirq
@@ -49,8 +49,6 @@ set -u
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/e2e-lib.sh
-. "$HERE/e2e-lib.sh"
 # shellcheck source=tests/e2e/lib.sh
 . "$HERE/e2e/lib.sh"
 # shellcheck source=tests/e2e/syscalls.sh
@@ -80,19 +78,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/e2e/longpoll.sh
 . "$HERE/e2e/longpoll.sh"
 
-# Tolerance of THREAD RUN/READY totals against the schedstat deltas.  The
-# tool timestamps context switches at the sched_switch tracepoint, schedstat
-# with the run-queue clock read a little earlier in __schedule(); measured
-# here, that moves 2 to 3.5 us per timeslice from READY to RUN.  So allow
-# SCHED_BASE_NS plus SCHED_SLICE_NS per timeslice, but never more than the
-# larger of SCHED_MAX_PCT percent and SCHED_MAX_FLOOR_NS.  Under emulation
-# (the kernel lane) that code runs about a hundred times slower: the lane
-# sets E2E_SCHED_SLICE_NS and E2E_SCHED_MAX_FLOOR_NS accordingly.
-SCHED_BASE_NS=$MS
-SCHED_SLICE_NS=${E2E_SCHED_SLICE_NS:-5000}
-SCHED_MAX_PCT=2
-SCHED_MAX_FLOOR_NS=${E2E_SCHED_MAX_FLOOR_NS:-$((2 * MS))}
-
 # Attempts of a scenario that compares with schedstat (run_with_retry).
 E2E_ATTEMPTS=${E2E_ATTEMPTS:-3}
 
@@ -116,8 +101,7 @@ WORKLOAD=$HERE/workload
 WORKDIR=
 
 # Clean up on any exit, and turn SIGINT and SIGTERM into a clean stop (see
-# check_interrupt in e2e-lib.sh, and on_exit and e2e_interrupted in
-# tests/e2e/lib.sh).
+# on_exit and check_interrupt in tests/e2e/lib.sh).
 exec {STDOUT_FD}>&1
 trap on_exit EXIT
 trap 'E2E_INTERRUPTED=INT' INT

@@ -47,6 +47,11 @@
  *   contend MS CPU   pmd4 pins itself to CPU and spins; urcu3 pins itself to
  *                    the same CPU and busy-spins for MS ms of wall time, so
  *                    it waits in the run queue about half of that time.
+ *                    The main thread makes both SCHED_RR (priority 1)
+ *                    for the job, from its start to after both blocked
+ *                    again: the CPU is theirs, whatever else runs on the
+ *                    machine, and they take turns (100 ms timeslices by
+ *                    default); urcu3 then lets pmd4 stop.
  *   longpoll SPIN SLEEP CONTEND CPU
  *   longpoll-stop SPIN SLEEP CONTEND CPU
  *                    One long poll interval of revalidator2, of known
@@ -56,12 +61,13 @@
  *                    schedstat, calls poll() and, in the long interval:
  *                    spins SPIN ms of wall time; sleeps SLEEP ms in one
  *                    clock_nanosleep(), between two pread() of its
- *                    status and two of its schedstat; pins itself to CPU (one
- *                    sched_setaffinity()), sets its nice value to 19 (one
- *                    setpriority()) and spins CONTEND ms of wall time behind
- *                    pmd4, so that it waits in the run queue nearly all of
- *                    that time, then lets pmd4 stop and sets nice 0 again
- *                    (one setpriority()); with longpoll-stop, stops the whole
+ *                    status and two of its schedstat; has pmd4 hold CPU
+ *                    under SCHED_FIFO for the next CONTEND ms (so that no
+ *                    ordinary task can take that CPU, whatever else runs
+ *                    on the machine), pins itself to CPU (one
+ *                    sched_setaffinity()) and waits there in the run
+ *                    queue behind pmd4, nearly all of those CONTEND ms,
+ *                    then lets pmd4 stop; with longpoll-stop, stops the whole
  *                    process (one getpid(), one gettid() and one
  *                    tgkill(SIGSTOP) to itself), for the caller to SIGCONT.
  *                    Then it calls poll() again and reads its schedstat.
@@ -146,7 +152,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/sdt.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -190,8 +195,10 @@ enum job_type {
     JOB_GETPPID_SPIN,    /* getppid() for arg[0] ms. */
     JOB_TRACED_REPEAT,   /* arg[0] traced jobs, arg[1] ms apart. */
     JOB_POLL,            /* arg[0] + 1 polls, arg[1] ms spin between. */
-    JOB_SPIN,            /* Pin to CPU arg[1], spin arg[0] ms. */
-    JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'. */
+    JOB_SPIN,            /* Pin to CPU arg[1], spin arg[0] ms, then set
+                          * 'pmd_stop' if arg[2]. */
+    JOB_SPIN_UNTIL_STOP, /* Pin to CPU arg[1], spin until 'pmd_stop'
+                          * (see job_spin_until_stop()). */
     JOB_UDP,             /* arg[0] datagrams sent and received. */
     JOB_DIRECT_IO,       /* Pin to CPU arg[1], write for arg[0] ms. */
     JOB_RENAME,          /* prctl(PR_SET_NAME, rename_to). */
@@ -243,9 +250,16 @@ static struct sockaddr_in udp_rx_addr;
 static char io_path[PATH_MAX];
 static char io_buf[IO_BLOCK_SIZE] __attribute__((aligned(IO_BLOCK_SIZE)));
 
-/* Hand-shake between the main thread and pmd4 for "contend". */
+/* Hand-shake between the main thread, pmd4 and revalidator2 for
+ * "contend" and "longpoll": pmd4 says it spins; revalidator2 asks it for
+ * the real-time hog (pmd_fifo), which it reports as on or failed
+ * (pmd_fifo_state, 1 or -errno), until pmd_stop_at; pmd_stop ends the
+ * spin. */
 static atomic_bool pmd_spinning;
 static atomic_bool pmd_stop;
+static atomic_bool pmd_fifo;
+static atomic_int pmd_fifo_state;
+static _Atomic uint64_t pmd_stop_at;
 
 /* What a job measured itself, in user space, for the caller to compare with
  * the tool's numbers.  Written by the worker before its completion write(),
@@ -518,21 +532,41 @@ job_poll(long k, long ms)
     return 0;
 }
 
-/* "contend" (urcu3) and "irqspin" (irq6): pin, then spin for 'ms' of wall
- * time.  Syscalls: one sched_setaffinity(). */
+/* Sets the scheduling policy of thread 'tid' (0: the calling thread) to
+ * 'policy' (SCHED_OTHER, or a real-time one at priority 1, the lowest).
+ * One sched_setscheduler() syscall.  Returns 0 or an errno value. */
 static int
-job_spin(long ms, int cpu)
+set_policy(pid_t tid, int policy)
+{
+    struct sched_param param = {
+        .sched_priority = policy == SCHED_OTHER ? 0 : 1,
+    };
+
+    return syscall(SYS_sched_setscheduler, tid, policy, &param) ? errno : 0;
+}
+
+/* "contend" (urcu3) and "irqspin" (irq6): pin, then spin for 'ms' of wall
+ * time; with 'stop_pmd' (contend), then let pmd4 stop.  Syscalls: one
+ * sched_setaffinity(). */
+static int
+job_spin(long ms, int cpu, bool stop_pmd)
 {
     int error = pin_self(cpu);
 
     if (!error) {
         spin_ns(ms * NSEC_PER_MSEC);
     }
+    if (stop_pmd) {
+        atomic_store(&pmd_stop, true);
+    }
     return error;
 }
 
-/* "contend" (pmd4): pin, then spin until the main thread says stop.  Syscalls:
- * one sched_setaffinity(). */
+/* "contend" and "longpoll" (pmd4): pin, then spin until 'pmd_stop' or,
+ * asked to be the real-time hog ('pmd_fifo'), under SCHED_FIFO until
+ * 'pmd_stop_at', so that no ordinary task can take its CPU, whatever else
+ * runs on the machine.  It reports the hog in 'pmd_fifo_state'.  Syscalls:
+ * one sched_setaffinity(), and two sched_setscheduler() for the hog. */
 static int
 job_spin_until_stop(int cpu)
 {
@@ -542,10 +576,36 @@ job_spin_until_stop(int cpu)
         return error;
     }
     atomic_store(&pmd_spinning, true);
-    while (!atomic_load(&pmd_stop)) {
+    while (!atomic_load(&pmd_stop) && !atomic_load(&pmd_fifo)) {
         continue;
     }
-    return 0;
+    if (atomic_load(&pmd_stop)) {
+        return 0;
+    }
+    error = set_policy(0, SCHED_FIFO);
+    atomic_store(&pmd_fifo_state, error ? -error : 1);
+    if (error) {
+        return error;
+    }
+    while (!atomic_load(&pmd_stop) && now_ns() < atomic_load(&pmd_stop_at)) {
+        continue;
+    }
+    return set_policy(0, SCHED_OTHER);
+}
+
+/* Has pmd4 become the real-time hog of its CPU until 'stop_at', and waits
+ * until it has.  Returns 0 or the errno value of its failure. */
+static int
+pmd_hog_until(uint64_t stop_at)
+{
+    int state;
+
+    atomic_store(&pmd_stop_at, stop_at);
+    atomic_store(&pmd_fifo, true);
+    while (!(state = atomic_load(&pmd_fifo_state))) {
+        continue;
+    }
+    return state < 0 ? -state : 0;
 }
 
 /* "udp N" (handler5): N times, one sendto() of a one byte datagram to our
@@ -672,7 +732,7 @@ pread_preemptions(int fd, uint64_t *n)
 /* "longpoll" (revalidator2): see the top of the file.  Between the two
  * poll() calls that bound the long interval, exactly one clock_nanosleep()
  * between four pread64() (of its status and schedstat), one
- * sched_setaffinity(), two setpriority() and, with 'stop', one getpid(),
+ * sched_setaffinity() and, with 'stop', one getpid(),
  * one gettid() and one tgkill(). */
 static int
 job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
@@ -743,17 +803,15 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     wait_ok = pread_preemptions(status_fd, &p1) && wait_ok && p1 >= p0;
     longpoll_stats.sleep_wait_ns = wait_ok ? w1[1] - w0[1] : 0;
     longpoll_stats.sleep_preempted = wait_ok ? p1 - p0 : 0;
-    error = pin_self(cpu);
-    if (!error && !syscall(SYS_setpriority, PRIO_PROCESS, 0, 19)) {
-        spin_ns(contend_ms * NSEC_PER_MSEC);
-        /* The hog goes first: leaving nice 19, this thread keeps a large
-         * lag under EEVDF, and would wait for the hog again. */
-        atomic_store(&pmd_stop, true);
-        if (syscall(SYS_setpriority, PRIO_PROCESS, 0, 0)) {
-            error = errno;
-        }
-    } else if (!error) {
-        error = errno;
+    /* pmd4 holds the CPU under SCHED_FIFO until the contention's end, so
+     * that this thread, arriving there, waits behind it alone. */
+    t = now_ns() + contend_ms * NSEC_PER_MSEC;
+    error = pmd_hog_until(t);
+    if (!error) {
+        error = pin_self(cpu);
+    }
+    while (!error && now_ns() < t) {
+        continue;
     }
     atomic_store(&pmd_stop, true);
     if (stop) {
@@ -808,7 +866,7 @@ run_job(const struct job *job)
     case JOB_POLL:
         return job_poll(job->arg[0], job->arg[1]);
     case JOB_SPIN:
-        return job_spin(job->arg[0], job->arg[1]);
+        return job_spin(job->arg[0], job->arg[1], job->arg[2]);
     case JOB_SPIN_UNTIL_STOP:
         return job_spin_until_stop(job->arg[1]);
     case JOB_UDP:
@@ -1105,14 +1163,57 @@ other_cpu(long cpu)
     return -1;
 }
 
+/* Readies the hand-shake with pmd4 for a new job. */
+static void
+pmd_reset(void)
+{
+    atomic_store(&pmd_spinning, false);
+    atomic_store(&pmd_stop, false);
+    atomic_store(&pmd_fifo, false);
+    atomic_store(&pmd_fifo_state, 0);
+    atomic_store(&pmd_stop_at, 0);
+}
+
+/* Keeps the calling thread (the main one) off 'cpu' while a job holds it
+ * under a real-time policy, so that it cannot be stuck there behind it;
+ * with 'cpu' -1, lets it run anywhere again.  Returns 0 or an errno
+ * value. */
+static int
+main_avoid(long cpu)
+{
+    static cpu_set_t saved;
+    cpu_set_t set;
+
+    if (cpu < 0) {
+        return sched_setaffinity(0, sizeof saved, &saved) ? errno : 0;
+    }
+    if (sched_getaffinity(0, sizeof saved, &saved)) {
+        return errno;
+    }
+    set = saved;
+    CPU_CLR(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) ? errno : 0;
+}
+
 /* "contend MS CPU": see the top of the file. */
 static void
 cmd_contend(long ms, long cpu, char *reply, size_t size)
 {
     struct done_msg msg;
+    int error;
 
-    atomic_store(&pmd_spinning, false);
-    atomic_store(&pmd_stop, false);
+    pmd_reset();
+    error = main_avoid(cpu);
+    if (!error) {
+        error = set_policy(workers[W_PMD4].tid, SCHED_RR);
+    }
+    if (!error) {
+        error = set_policy(workers[W_URCU3].tid, SCHED_RR);
+    }
+    if (error) {
+        snprintf(reply, size, "error SCHED_RR: %s", strerror(error));
+        goto out;
+    }
     dispatch(W_PMD4, JOB_SPIN_UNTIL_STOP, 0, cpu);
 
     /* Let pmd4 occupy the CPU before urcu3 arrives. */
@@ -1121,23 +1222,30 @@ cmd_contend(long ms, long cpu, char *reply, size_t size)
             /* pmd4 only completes before spinning if it failed. */
             worker_error(reply, size, msg.worker, msg.error);
             wait_blocked(W_PMD4);
-            return;
+            goto out;
         }
     }
 
-    dispatch(W_URCU3, JOB_SPIN, ms, cpu);
+    dispatch3(W_URCU3, JOB_SPIN, ms, cpu, true);
     read_done(&msg, -1);
     if (msg.worker != W_URCU3) {
         fatal("unexpected completion from %s", workers[msg.worker].name);
     }
     atomic_store(&pmd_stop, true);
     if (!collect(W_PMD4, N_WORKERS, reply, size)) {
-        return;
+        goto out;
     }
     if (msg.error) {
         worker_error(reply, size, W_URCU3, msg.error);
     } else if (!wait_blocked(W_URCU3)) {
         snprintf(reply, size, "error urcu3 did not block again");
+    }
+out:
+    /* Blocked again, they are ordinary threads again. */
+    error = set_policy(workers[W_PMD4].tid, SCHED_OTHER);
+    error = set_policy(workers[W_URCU3].tid, SCHED_OTHER) || error;
+    if ((main_avoid(-1) || error) && !strncmp(reply, "done", 4)) {
+        snprintf(reply, size, "error SCHED_OTHER or affinity back");
     }
 }
 
@@ -1146,15 +1254,21 @@ static void
 cmd_longpoll(const long args[5], char *reply, size_t size)
 {
     struct done_msg msg;
+    int error;
 
-    atomic_store(&pmd_spinning, false);
-    atomic_store(&pmd_stop, false);
+    pmd_reset();
+    error = main_avoid(args[3]);
+    if (error) {
+        snprintf(reply, size, "error main thread affinity: %s",
+                 strerror(error));
+        return;
+    }
     dispatch(W_PMD4, JOB_SPIN_UNTIL_STOP, 0, args[3]);
     while (!atomic_load(&pmd_spinning)) {
         if (read_done(&msg, 1)) {
             worker_error(reply, size, msg.worker, msg.error);
             wait_blocked(W_PMD4);
-            return;
+            goto out;
         }
     }
 
@@ -1174,6 +1288,10 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
                  longpoll_stats.pre_ns, longpoll_stats.sleep_wait_ns,
                  longpoll_stats.sleep_preempted,
                  longpoll_stats.short_outer_max_ns);
+    }
+out:
+    if (main_avoid(-1) && !strncmp(reply, "done", 4)) {
+        snprintf(reply, size, "error main thread affinity back");
     }
 }
 
@@ -1378,7 +1496,7 @@ execute(char *line, char *reply, size_t size)
             return true;
         }
         dispatch(W_IO7, JOB_DIRECT_IO, a, other);
-        dispatch(W_IRQ6, JOB_SPIN, a, b);
+        dispatch3(W_IRQ6, JOB_SPIN, a, b, false);
         collect(W_IRQ6, W_IO7, reply, size);
     } else if (!strcmp(cmd, "traced-repeat")) {
         if (!parse_long(arg1, 1, MAX_COUNT, &a)

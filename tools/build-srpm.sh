@@ -1,8 +1,10 @@
 #!/bin/sh
 # Builds the source RPM of kernel_delay.spec from TARBALL ("make dist")
-# into OUTDIR, then runs rpmlint on the spec and the source RPM with
-# kernel_delay.rpmlintrc.  Needs rpmbuild and rpmlint (on Debian: the rpm
-# and rpmlint packages).  "make srpm" runs it.
+# into OUTDIR, then runs rpmlint on the spec as a packager does (rpmlint
+# finds kernel_delay.rpmlintrc beside it), and on the source RPM with that
+# file and tools/srpm.rpmlintrc (the package's own filters).  Needs
+# rpmbuild and rpmlint (on Debian: the rpm and rpmlint packages).  "make
+# srpm" runs it.
 #
 # Usage: build-srpm.sh TARBALL OUTDIR
 set -eu
@@ -34,5 +36,7 @@ rm -f "$out"/kernel_delay-*.src.rpm
 rpmbuild -bs kernel_delay.spec \
     --define "_topdir $out" --define "_sourcedir $sources" \
     --define "_srcrpmdir $out" --define "dist %{nil}"
-rpmlint -r kernel_delay.rpmlintrc kernel_delay.spec \
-    "$out"/kernel_delay-*.src.rpm
+rpmlint kernel_delay.spec
+# rpmlint takes one -r file: both files, in one.
+cat kernel_delay.rpmlintrc tools/srpm.rpmlintrc >"$out/srpm.rpmlintrc"
+rpmlint -r "$out/srpm.rpmlintrc" "$out"/kernel_delay-*.src.rpm

@@ -5,8 +5,9 @@
 # Usage: install-deps.sh [build|test|reference|lane] ...
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
-#              sanitizer runtimes (for the tests and the fuzzers), and
-#              Open vSwitch (a real ovs-vswitchd for --long-poll-events).
+#              sanitizer runtimes (for the tests and the fuzzers), Open
+#              vSwitch (a real ovs-vswitchd for --long-poll-events), and
+#              stress-ng (the load the suite must pass beside).
 #   reference  test + what the reference script needs (for comparisons).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
@@ -18,7 +19,7 @@ for what in "$@"; do
     case $what in
     build) ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
-clang libclang-rt-14-dev openvswitch-switch" ;;
+clang libclang-rt-14-dev openvswitch-switch stress-ng" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \

@@ -103,7 +103,7 @@ scenario_autodetect() {
         tag="autodetect real"
         kd_json_begin autodetect 1.0 || return
         kd_json_end
-        if [[ -z $(rep_tids) ]]; then
+        if [[ -z $(r tids) ]]; then
             note "$tag: PID $real did nothing in 1 s: nothing to check"
         fi
         check_owned "$tag" "$real"
@@ -128,4 +128,31 @@ scenario_autodetect() {
     check_eq "$tag: exit status" 69 "$RUN_RC"
     check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
     check_bpf_released "$tag"
+}
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.
+
+# run_sync TAG ARGS...: runs the tool to completion (30 s at most); RUN_RC,
+# RUN_OUT and RUN_ERR (file names) describe the result.
+run_sync() {
+    local tag=$1
+
+    shift
+    RUN_OUT=$WORKDIR/$tag.out
+    RUN_ERR=$WORKDIR/$tag.err
+    KD_BPF_BEFORE=$(bpf_prog_ids | xargs)
+    KD_PROG_IDS=
+    timeout 30 "$@" >"$RUN_OUT" 2>"$RUN_ERR"
+    RUN_RC=$?
+}
+
+# check_error_line TAG FILE REGEX: FILE has a line matching REGEX.
+check_error_line() {
+    if grep -qE "$3" "$2"; then
+        pass "$1: '$(grep -m1 -E "$3" "$2")'"
+    else
+        fail "$1" "a line matching /$3/" \
+             "'$(head -c 300 "$2" | tr '\n' '|')'"
+    fi
 }

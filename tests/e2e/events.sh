@@ -98,3 +98,164 @@ scenario_events_drops() {
     events_accounting events_drops 300 --buffer-page-count 1
     check_range "events_drops: events were dropped" 1 100000000 "$DROPPED"
 }
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.  The report is followed by "# SYSCALL EVENTS:".
+
+readonly EV_HDR='           ENTRY (ns)           EXIT (ns)        TID COMM             DELTA (us)  SYSCALL'
+readonly EV_DASH='  ------------------- ------------------- ---------- ---------------- ----------  ----------------'
+
+# events_split FILE: FILE.report gets the statistics part (checked as
+# usual), and the events part is parsed (with awk: a full-rate run prints
+# hundreds of thousands of events).  EV_COUNT is the number of events;
+# when there are at most 10,000, the EV_* arrays get one entry per event
+# (EV_TID, EV_NAME, EV_CALL, EV_ENTRY, EV_EXIT, EV_DELTA, and EV_FRAMES with
+# the frames separated by '|').  EV_ERR is set on a layout error,
+# EV_WARNINGS to the lines after the events ('|'-separated).
+events_split() {
+    local f=$1 tid name call entry exit delta frames i=0
+
+    EV_TID=() EV_NAME=() EV_CALL=() EV_ENTRY=() EV_EXIT=() EV_DELTA=()
+    EV_FRAMES=() EV_ERR= EV_WARNINGS= EV_COUNT=0
+    awk '/^# SYSCALL EVENTS:$/ { exit } { print }' "$f" >"$f.report"
+    # The report part ends with the two blank lines before the events.
+    if grep -q '^# SYSCALL EVENTS:$' "$f"; then
+        head -n -2 "$f.report" >"$f.tmp" && mv "$f.tmp" "$f.report"
+    fi
+    awk -v hdr="$EV_HDR" -v dash="$EV_DASH" -v out="$f.ev" \
+        -v errf="$f.everr" -v warnf="$f.evwarn" '
+        function num(s) { gsub(/[ ,]/, "", s); return s }
+        function flush() {
+            if (have) { print ev "\t" frames > out }
+            have = 0; frames = ""
+        }
+        /^# SYSCALL EVENTS:$/ { on = 1; n = 0; next }
+        !on { next }
+        { n++ }
+        n == 1 { if ($0 != hdr) print "events header: " $0 > errf; next }
+        n == 2 { if ($0 != dash) print "events dashes: " $0 > errf; next }
+        length($0) >= 83 && substr($0, 1, 2) == "  " \
+            && substr($0, 22, 1) == " " && substr($0, 42, 1) == " " \
+            && substr($0, 53, 1) == " " && substr($0, 70, 1) == " " \
+            && substr($0, 81, 2) == "  " {
+            flush()
+            name = substr($0, 54, 16); sub(/ +$/, "", name)
+            ev = num(substr($0, 43, 10)) "\t" name "\t" \
+                 substr($0, 83) "\t" num(substr($0, 3, 19)) "\t" \
+                 num(substr($0, 23, 19)) "\t" num(substr($0, 71, 10))
+            have = 1; count++
+            next
+        }
+        /^          [^ ]/ && have { frames = frames substr($0, 11) "|"; next }
+        /^#/ || /^$/ { flush(); print > warnf; next }
+        { print "unexpected line in events: " $0 > errf }
+        END { flush(); print count + 0 }' "$f" >"$f.evcount"
+    EV_COUNT=$(<"$f.evcount")
+    [[ -s $f.everr ]] && EV_ERR=$(head -n 1 "$f.everr")
+    [[ -s $f.evwarn ]] && EV_WARNINGS=$(grep -v '^$' "$f.evwarn" | tr '\n' '|')
+    ((EV_COUNT > 0 && EV_COUNT <= 10000)) || return 0
+    while IFS=$'\t' read -r tid name call entry exit delta frames; do
+        EV_TID[i]=$tid EV_NAME[i]=$name EV_CALL[i]=$call
+        EV_ENTRY[i]=$entry EV_EXIT[i]=$exit EV_DELTA[i]=$delta
+        EV_FRAMES[i]=$frames
+        i=$((i + 1))
+    done <"$f.ev"
+}
+
+# events_run TAG SAMPLE_TIME JOB ARGS...: one run with syscall events.
+events_run() {
+    local tag=$1 sample=$2 job=$3
+
+    shift 3
+    kd_begin "$tag" "$sample" -p "${WL_PID[main]}" "$@" || return 1
+    wl_cmd main "$job" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    kd_finish "$tag" $((${sample%.*} + 60))
+    events_split "$KD_OUT"
+    if kd_check_layout "$KD_OUT.report" "$sample"; then
+        pass "$tag: report layout"
+    else
+        fail "$tag: report layout: $LAYOUT_ERR"
+    fi
+    check_eq "$tag: events layout" "" "$EV_ERR"
+    kd_parse "$KD_OUT.report"
+}
+
+# events_of TID [SYSCALL]: indexes of the events of TID (and SYSCALL).
+events_of() {
+    local i
+
+    for i in "${!EV_TID[@]}"; do
+        if [[ ${EV_TID[i]} == "$1" && ( -z ${2:-} || ${EV_CALL[i]} == "$2" ) ]]
+        then
+            printf '%s ' "$i"
+        fi
+    done
+}
+
+# Every syscall counted in the statistics is either printed as an event or
+# counted as dropped in the warning: nothing is lost silently.  SPIN_ARGS
+# are extra options.
+events_accounting() {
+    local tag=$1 ms=$2 tid=${WL_TID[main:handler1]} counted dropped
+    local printed re count
+
+    shift 2
+    events_run "$tag" 1.5 "spin $ms" -s --stack-trace-size 0 "$@" || return
+    count=$(reply_field count)
+    check_syscall "$tag" handler1 "$tid" getppid "$count"
+    # The COUNT column of every SYSCALL STATISTICS row of every thread.
+    counted=$(awk '
+        / \[SYSCALL STATISTICS\]$/ { sys = 1; hdr = 1; next }
+        /^$/ { sys = 0; next }
+        sys && hdr { hdr = 0; next }
+        sys && !/TOTAL\( - poll\):/ { sum += $3 }
+        END { print sum + 0 }' "$KD_OUT.report")
+    printed=$EV_COUNT
+    re='# WARNING: Not all events were captured, ([0-9]+) were dropped!'
+    if [[ $(cat "$KD_OUT") =~ $re ]]; then
+        dropped=${BASH_REMATCH[1]}
+    else
+        dropped=0
+    fi
+    note "$tag: $count getppid() in $ms ms; $counted syscalls counted," \
+         "$printed events printed, $dropped dropped"
+    check_eq "$tag: events printed + dropped = syscalls counted" \
+             "$counted" $((printed + dropped))
+    DROPPED=$dropped
+}
+
+# events_json_run TAG SAMPLE_TIME JOB ARGS...: one --json run with syscall
+# events: the report's consistency (kd_json_check) and the events' form (a
+# text run checks their listing's layout); the report becomes the current
+# one.
+events_json_run() {
+    local tag=$1 sample=$2 job=$3
+
+    shift 3
+    kd_json_begin "$tag" "$sample" -p "${WL_PID[main]}" "$@" || return 1
+    wl_cmd main "$job" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    kd_finish "$tag" $((${KD_SAMPLE%.*} + 60))
+    if kd_json_check "$KD_OUT" "$KD_SAMPLE"; then
+        pass "$tag: report consistency (JSON)"
+    else
+        fail "$tag: report consistency (JSON): $JSON_ERR"
+    fi
+    check_eq "$tag: events well-formed" "" "$(jq -r '
+        if .syscall_events == null then "no syscall_events" else
+        .syscall_events[] | select((.tid | type) != "number"
+            or (.name | type) != "string" or (.syscall | type) != "string"
+            or (.number | type) != "number" or (.entry_ns | type) != "number"
+            or (.exit_ns | type) != "number" or .entry_ns > .exit_ns
+            or (.kernel_stack | type | IN("array", "null") | not)
+            or (.user_stack | type | IN("array", "null") | not))
+        | "bad event: \(tojson)" end' "$KD_OUT" 2>&1 | head -n 1)"
+    kd_json_use "$KD_OUT"
+}
+
+# json_events TID [SYSCALL]: how many events of TID (and SYSCALL) the
+# current JSON sample lists.
+json_events() {
+    jq --argjson tid "$1" --arg call "${2:-}" '[.syscall_events[]
+        | select(.tid == $tid and ($call == "" or .syscall == $call))]
+        | length' "$KD_JSON"
+}

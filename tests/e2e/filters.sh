@@ -12,7 +12,7 @@ scenario_filters() {
     kd_json_begin ${tag}_thread 0.8 -p "$pid" --thread '^handler1$' || return
     wl_cmd main "syscalls 20 1" || fail "$tag: job"
     kd_json_end
-    check_eq "$tag --thread: only handler1" "$h1" "$(rep_tids)"
+    check_eq "$tag --thread: only handler1" "$h1" "$(r tids)"
     check_syscall ${tag}_thread handler1 "$h1" getppid 20
     check_syscall ${tag}_thread handler1 "$h1" clock_nanosleep 1
 
@@ -20,7 +20,7 @@ scenario_filters() {
     wl_cmd main "syscalls 20 1" || fail "$tag: job"
     kd_json_end
     check_eq "$tag --tid: nothing else (urcu3 idle, not reported)" "" \
-             "$(rep_tids)"
+             "$(r tids)"
 
     kd_json_begin ${tag}_both 0.8 -p "$pid" --thread '^handler1$' \
         --tid "$u3,${WL_PID[main]}" || return

@@ -89,10 +89,18 @@ scenario_json() {
 # reads fail (tests/inject_eio.so, an LD_PRELOAD library).  The first
 # sample is one whole JSON line on standard output, the error is on
 # standard error, the exit status EX_OSERR, and nothing stays attached.
+# A tool built with AddressSanitizer ("make check SANITIZE=1") wants the
+# sanitizer's runtime first among its libraries: it then goes first in
+# LD_PRELOAD, before the injection, and the run is sanitized too.
 scenario_json_midrun() {
     local tag=json_midrun so=$PWD/tests/inject_eio.so
-    local count=$WORKDIR/json_midrun.reads reads
+    local count=$WORKDIR/json_midrun.reads reads asan
 
+    asan=$(ldd "$KD" 2>/dev/null | awk '$1 ~ /^libasan\.so/ { print $3 }')
+    if [[ -n $asan ]]; then
+        so="$asan $so"
+        note "$tag: a sanitized kernel_delay: LD_PRELOAD=\"$so\""
+    fi
     # How many map reads the start and one sample make, measured.
     tool_start env ${tag}_count LD_PRELOAD="$so" \
         KD_INJECT_COUNT_FILE="$count" "$KD" -p "${WL_PID[main]}" --json \
@@ -144,4 +152,24 @@ scenario_json_names() {
     # The byte that is not UTF-8 comes back as U+00FF.
     check_eq "$tag: the name round-trips" $'q"\\\x01\xc3\xa9\xc3\xbf' \
              "$name"
+}
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.
+
+# json_error TAG STATUS TEXT ARGS...: kernel_delay --json ARGS fails with
+# exit STATUS and "ERROR: TEXT..." on standard error, nothing on standard
+# output.
+json_error() {
+    local tag=$1 status=$2 text=$3
+
+    shift 3
+    kd_start "$tag" --json "$@"
+    wait_exit "$KD_PID" 60
+    check_eq "$tag: exit status" "$status" "$WAIT_RC"
+    check_eq "$tag: nothing on stdout" 0 "$(wc -c <"$KD_OUT")"
+    grep -q "^ERROR: $text" "$KD_ERR" \
+        && pass "$tag: the error on stderr" \
+        || fail "$tag: the error on stderr" "ERROR: $text..." \
+                "$(head -c 200 "$KD_ERR")"
 }

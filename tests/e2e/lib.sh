@@ -1,22 +1,55 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2015  # "test && test || fail" is meant everywhere.
-# shellcheck disable=SC2034  # Some globals are for the scenario files.
-# Helpers of the end-to-end scenarios (tests/e2e/*.sh), on top of
-# tests/e2e-lib.sh, which the kernel lane shares: the harness (summary,
-# clean-up, interrupts), preconditions, the kernel_delay runs that read
-# --json (kd_json_begin, kd_json_end), the current report's values whether
-# text or JSON (rep_*), the checks several scenarios share, trigger-mode
-# and syscall-event runs.  Sourced by tests/e2e.sh after e2e-lib.sh; not
-# meant to be run on its own.
+# shellcheck disable=SC2034  # Some globals are for the scenarios.
+# The helper library of the end-to-end tests (tests/e2e.sh, its scenarios
+# in tests/e2e/) and of the kernel lane (tests/kernels/lane.sh): results,
+# waits, the workload's control protocol, kernel_delay runs and what they
+# leave attached, the report's values (text or --json), its layout, and
+# the checks several scenarios share.  Helpers of one theme live in its
+# scenario file.  Sourced (bash); not meant to be run on its own.
 #
-# Conventions, as in e2e-lib.sh: functions print nothing unless they are
-# checks (PASS:/FAIL: lines) or notes ("# ..." lines); results come back in
-# globals written in capitals.
+# Conventions: functions print nothing unless they are checks (PASS:/FAIL:
+# lines) or notes ("# ..." lines); results come back in globals written in
+# capitals.  All times are in ns unless a name says otherwise.
+
+readonly MS=1000000
+
+# How much longer every wait may last before it counts as a hang: the
+# kernel lane's emulated guests (E2E_TIME_SCALE) compile and attach
+# several times slower.  Scales time limits only, never a measurement.
+readonly WAIT_SCALE=${E2E_TIME_SCALE:-1}
 
 # ---------------------------------------------------------------------------
-# The harness: the closing line, and cleaning up on any exit.
+# Results, and the closing line.
 
+E2E_PASSED=0
+E2E_FAILED=0
 SUMMARY_DONE=
+
+pass() {
+    E2E_PASSED=$((E2E_PASSED + 1))
+    printf 'PASS: %s\n' "$1"
+}
+
+# fail DESCRIPTION [EXPECTED GOT]
+fail() {
+    E2E_FAILED=$((E2E_FAILED + 1))
+    if (($# >= 3)); then
+        printf 'FAIL: %s (expected %s, got %s)\n' "$1" "$2" "${3:-nothing}"
+    else
+        printf 'FAIL: %s\n' "$1"
+    fi
+}
+
+note() {
+    printf '# %s\n' "$*"
+}
+
+# skip WHAT...: a check that could not run here, and why; neither passed
+# nor failed.
+skip() {
+    printf 'SKIP: %s\n' "$*"
+}
 
 summary() {
     printf '%d passed, %d failed\n' "$E2E_PASSED" "$E2E_FAILED"
@@ -28,6 +61,130 @@ abort() {
     fail "$*"
     summary
     exit 1
+}
+
+is_uint() {
+    [[ $1 =~ ^[0-9]+$ ]]
+}
+
+# check_eq DESCRIPTION EXPECTED GOT
+check_eq() {
+    if [[ $3 == "$2" ]]; then
+        pass "$1${3:+ ($3)}"
+    else
+        fail "$1" "$2" "$3"
+    fi
+}
+
+# check_range DESCRIPTION LOW HIGH GOT: LOW <= GOT <= HIGH, integers.
+check_range() {
+    if is_uint "$4" && (($4 >= $2 && $4 <= $3)); then
+        pass "$1 ($4 in [$2, $3])"
+    else
+        fail "$1" "a value in [$2, $3]" "$4"
+    fi
+}
+
+# check_close DESCRIPTION EXPECTED GOT TOLERANCE: |GOT - EXPECTED| must be
+# at most TOLERANCE.  Also records the error in E2E_ERRORS for the summary.
+E2E_ERRORS=()
+check_close() {
+    local desc=$1 expected=$2 got=$3 tol=$4 err
+
+    if ! is_uint "$got" || ! is_uint "$expected"; then
+        fail "$desc" "about $expected" "$got"
+        return
+    fi
+    err=$((got - expected))
+    E2E_ERRORS+=("$desc: tool $got, truth $expected, error $err ns")
+    if ((err <= tol && -err <= tol)); then
+        pass "$desc ($got vs $expected, error $err ns, tolerance $tol)"
+    else
+        fail "$desc" "$expected +/- $tol" "$got (error $err ns)"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+# Time, waits, interrupts and clean-up.
+
+# Interrupts.  The INT and TERM traps (tests/e2e.sh) only set
+# E2E_INTERRUPTED: running anything longer in a trap that interrupted
+# "read -t" is unsafe in bash 5.2 (the read's timer can fire inside the
+# trap and jump back into the read, or crash bash).  Every wait calls
+# check_interrupt, which then cleans up, reports and dies of the signal.
+E2E_INTERRUPTED=
+E2E_PIDS=()
+
+check_interrupt() {
+    local sig=$E2E_INTERRUPTED
+
+    [[ -n $sig ]] || return 0
+    trap - EXIT INT TERM
+    exec >&"$STDOUT_FD"
+    cleanup
+    fail "the test run was interrupted (SIG$sig)"
+    summary
+    kill -s "$sig" $$
+}
+
+# Sleeps without forking (a timed read on a FIFO nobody writes), so that the
+# harness itself does not show up on the CPUs while a job runs.
+nap() {
+    read -r -t "$1" -u "$NAP_FD" _ || true
+    check_interrupt
+}
+
+nap_init() {
+    mkfifo "$1"
+    exec {NAP_FD}<>"$1"
+}
+
+now_ns() {
+    date +%s%N
+}
+
+# poll_until PID TIMEOUT_S STEP_S COMMAND...: runs COMMAND every STEP_S
+# seconds until it succeeds; returns 1 once TIMEOUT_S (stretched by
+# WAIT_SCALE) has passed, or once process PID (unless empty) is gone.
+# (Its locals are named so that COMMAND's arguments cannot meet them.)
+poll_until() {
+    local _pu_pid=$1 _pu_step=$3
+    local _pu_end=$(($(now_ns) + $2 * WAIT_SCALE * 1000 * MS))
+
+    shift 3
+    until "$@"; do
+        if [[ -n $_pu_pid ]] && ! kill -0 "$_pu_pid" 2>/dev/null; then
+            return 1
+        fi
+        (($(now_ns) > _pu_end)) && return 1
+        nap "$_pu_step"
+    done
+}
+
+# gone PID: process PID has exited.
+gone() {
+    ! kill -0 "$1" 2>/dev/null
+}
+
+# wait_exit PID TIMEOUT_S: waits for a child to exit; WAIT_RC is its exit
+# status, or "timeout" (the process is then killed).
+wait_exit() {
+    local pid=$1
+
+    if ! poll_until "" "$2" 0.02 gone "$pid"; then
+        kill -INT "$pid" 2>/dev/null
+        nap 1
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        WAIT_RC=timeout
+        return 1
+    fi
+    wait "$pid"
+    WAIT_RC=$?
+}
+
+track_pid() {
+    E2E_PIDS+=("$1")
 }
 
 # Stops everything this script started and still runs (also on errors and
@@ -56,8 +213,8 @@ cleanup() {
     [[ -n $WORKDIR ]] && rm -rf "$WORKDIR"
 }
 
-# On any exit: clean up, and if the run ended early (a harness error, an
-# interrupt), say so and still end with the summary line.
+# On any exit (tests/e2e.sh's EXIT trap): clean up, and if the run ended
+# early (a harness error), say so and still end with the summary line.
 on_exit() {
     local rc=$?
 
@@ -69,161 +226,322 @@ on_exit() {
         exit 1
     fi
 }
-# Called by check_interrupt (see e2e-lib.sh) after SIGINT or SIGTERM: the
-# same as on_exit, then die of that signal.
-e2e_interrupted() {
-    local sig=$E2E_INTERRUPTED
-
-    trap - EXIT INT TERM
-    exec >&"$STDOUT_FD"
-    cleanup
-    fail "the test run was interrupted (SIG$sig)"
-    summary
-    kill -s "$sig" $$
-}
 
 # ---------------------------------------------------------------------------
-# kernel_delay runs beyond kd_begin and kd_end (e2e-lib.sh).
+# The workload (tests/workload.c).  Several instances can run; each has an
+# ID (a shell word) and its own FIFOs under $WORKDIR/wl-ID.
 
-# kd_wait_attached [N]: waits until the tool (KD_PID) holds N eBPF
-# programs (default 12: the 10 raw tracepoint programs and both trigger
-# programs), then a little more, as each is attached right after it is
-# loaded.
-kd_wait_attached() {
-    local want=${1:-12} deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS)) ids
+declare -A WL_PID=() WL_CTL=() WL_REPLY=() WL_TID=()
+WL_REPLY_LINE=
 
-    while :; do
-        ids=$(pid_prog_ids "$KD_PID")
-        if (($(wc -w <<<"$ids") >= want)); then
-            KD_PROG_IDS=$ids
-            nap 0.1
-            return 0
+# wl_start ID NAME: starts an instance whose main thread is named NAME and
+# waits until it is ready.  WL_TID[ID:THREAD] is the TID of each worker.
+wl_start() {
+    local id=$1 name=$2 dir=$WORKDIR/wl-$1 tid thread fd
+
+    mkdir -p "$dir"
+    mkfifo "$dir/ctl" "$dir/reply"
+    "$WORKLOAD" --ctl "$dir/ctl" --reply "$dir/reply" --name "$name" \
+        --die-with-parent >"$dir/out" 2>"$dir/err" &
+    WL_PID[$id]=$!
+    track_pid $!
+    if ! poll_until "${WL_PID[$id]}" 10 0.01 grep -qx ready "$dir/out"; then
+        fail "workload $id starts ($(head -c 300 "$dir/err"))"
+        return 1
+    fi
+    while read -r tid thread; do
+        [[ -n $thread ]] && WL_TID[$id:$thread]=$tid
+    done <"$dir/out"
+    WL_TID[$id:main]=${WL_PID[$id]}
+    exec {fd}>"$dir/ctl"
+    WL_CTL[$id]=$fd
+    exec {fd}<"$dir/reply"
+    WL_REPLY[$id]=$fd
+}
+
+# wl_cmd ID COMMAND [TIMEOUT_S]: sends one command and reads its reply into
+# WL_REPLY_LINE.  Fails unless the reply starts with "done".
+wl_cmd() {
+    wl_send "$1" "$2"
+    wl_reply "$1" "${3:-30}"
+}
+
+# wl_send ID CMD: sends CMD to instance ID without waiting for its reply,
+# for a scenario that acts while the job runs; wl_reply reads the reply.
+wl_send() {
+    printf '%s\n' "$2" >&"${WL_CTL[$1]}"
+}
+
+# wl_reply ID [TIMEOUT_S]: reads the reply of the command last sent to
+# instance ID into WL_REPLY_LINE, as wl_cmd does.  It waits until the reply
+# is there, then reads it without a time-out: bash 5.2's "read -t" can
+# drop the newline it was reading when its timer fires, and the line is
+# then never complete.  The workload writes each reply in one write(), so
+# once a byte is there the whole line is.
+wl_reply() {
+    local id=$1 timeout=${2:-30}
+
+    WL_REPLY_LINE=
+    if ! poll_until "" "$timeout" 0.01 read -t 0 -u "${WL_REPLY[$id]}"; then
+        WL_REPLY_LINE="(no reply within $timeout s)"
+        return 1
+    fi
+    read -r -u "${WL_REPLY[$id]}" WL_REPLY_LINE
+    [[ $WL_REPLY_LINE == "done" || $WL_REPLY_LINE == "done "* ]]
+}
+
+# reply_field KEY: the value of KEY=VALUE in the last reply.
+reply_field() {
+    local word
+
+    for word in $WL_REPLY_LINE; do
+        if [[ $word == "$1="* ]]; then
+            printf '%s' "${word#*=}"
+            return
         fi
-        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
-            return 1
-        fi
-        nap 0.02
     done
 }
 
-# kd_attached_job TAG JOB ARG...: runs kernel_delay with ARG... as TAG
-# (kd_start), waits until its 10 programs are attached (JSON output has no
-# "# Start sampling" line), has the main workload do JOB, waits for the
-# tool to exit, and checks that it exited 0 with nothing left attached.
-# Returns 1 when the tool did not attach.
-kd_attached_job() {
-    local tag=$1 job=$2
-    shift 2
+# wl_stop ID: asks the instance to quit and waits for it.
+wl_stop() {
+    local id=$1 fd
 
-    kd_start "$tag" "$@"
-    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return 1; }
-    wl_cmd main "$job" || fail "$tag: job"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: exit status" 0 "$WAIT_RC"
-    check_bpf_released "$tag"
-    return 0
+    [[ -n ${WL_PID[$id]:-} ]] || return 0
+    wl_cmd "$id" quit 5
+    wait_exit "${WL_PID[$id]}" 5
+    fd=${WL_CTL[$id]}
+    exec {fd}>&-
+    fd=${WL_REPLY[$id]}
+    exec {fd}<&-
+    unset "WL_PID[$id]"
 }
 
-# run_sync TAG ARGS...: runs the tool to completion (30 s at most); RUN_RC,
-# RUN_OUT and RUN_ERR (file names) describe the result.
-run_sync() {
-    local tag=$1
+# wl_threads ID: the TIDs of all the instance's threads (main first).
+wl_threads() {
+    local tid
 
-    shift
-    RUN_OUT=$WORKDIR/$tag.out
-    RUN_ERR=$WORKDIR/$tag.err
-    KD_BPF_BEFORE=$(bpf_prog_ids | xargs)
-    KD_PROG_IDS=
-    timeout 30 "$@" >"$RUN_OUT" 2>"$RUN_ERR"
-    RUN_RC=$?
+    for tid in /proc/"${WL_PID[$1]}"/task/*; do
+        printf '%s\n' "${tid##*/}"
+    done
 }
 
-# check_error_line TAG FILE REGEX: FILE has a line matching REGEX.
-check_error_line() {
-    if grep -qE "$3" "$2"; then
-        pass "$1: '$(grep -m1 -E "$3" "$2")'"
+# schedstat PID TID: "RUN_NS WAIT_NS SLICES NOW_NS" from the kernel's
+# schedstat, and when it was read (CLOCK_REALTIME, for a sanity check: a
+# thread cannot run and wait longer than the time between two reads).
+schedstat() {
+    local run wait slices
+
+    read -r run wait slices <"/proc/$1/task/$2/schedstat"
+    printf '%s %s %s %s' "$run" "$wait" "$slices" "$(now_ns)"
+}
+
+# steal_ticks: hypervisor steal time of all CPUs, in USER_HZ ticks.
+steal_ticks() {
+    awk '$1 == "cpu" { print $9 }' /proc/stat
+}
+
+# ---------------------------------------------------------------------------
+# The tool's eBPF programs and capture state.
+
+# bpf_prog_ids: IDs of the loaded tracing BPF programs (the kinds the tool
+# loads: raw_tracepoint, tracepoint, and kprobe for uprobes), one a line.
+bpf_prog_ids() {
+    bpftool prog show 2>/dev/null | awk -F: '
+        /^[0-9]+: (tracepoint|raw_tracepoint|kprobe|perf_event|tracing) / {
+            print $1
+        }'
+}
+
+# held_prog_ids: IDs of the BPF programs that some live process holds a
+# file descriptor to (a program, or a link to it), space-separated.
+held_prog_ids() {
+    cat /proc/[0-9]*/fdinfo/* 2>/dev/null \
+        | awk '$1 == "prog_id:" { print $2 }' | sort -u | xargs
+}
+
+# pid_prog_ids PID: the BPF programs process PID holds, space-separated.
+pid_prog_ids() {
+    cat /proc/"$1"/fdinfo/* 2>/dev/null \
+        | awk '$1 == "prog_id:" { print $2 }' | sort -u | xargs
+}
+
+# kd_prog_count N: true once the tool (KD_PID) holds N programs or more;
+# they are then its KD_PROG_IDS.
+kd_prog_count() {
+    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
+    (($(wc -w <<<"$KD_PROG_IDS") >= $1))
+}
+
+# kd_wait_attached [N]: waits until the tool holds N eBPF programs (default
+# 12: the 10 raw tracepoint programs and both trigger programs), then a
+# little more, as each is attached right after it is loaded.
+kd_wait_attached() {
+    poll_until "$KD_PID" 30 0.02 kd_prog_count "${1:-12}" || return 1
+    nap 0.1
+}
+
+# kd_capture_state: CAPTURE_STATE is the value of the tool's (KD_PID)
+# capture_on map, read with bpftool (JSON mode prints nothing until a
+# record is due): 0 before the capture is armed, 1 while it captures, 2
+# while it waits for a start trigger; or empty (status 1) while it has no
+# such map yet.  The map's ID is kept in KD_CAPTURE_MAP, which
+# kd_wait_capture resets; KD_MAP_NAME caches the names of the maps asked
+# for (IDs are not reused).
+declare -A KD_MAP_NAME=()
+KD_CAPTURE_MAP=
+CAPTURE_STATE=
+kd_capture_state() {
+    local id value
+    local -a ids
+
+    CAPTURE_STATE=
+    if [[ -z $KD_CAPTURE_MAP ]]; then
+        # capture_on is the tool's one array map (type 2) of a single
+        # 8-byte value: found from its fdinfo alone, with no bpftool call
+        # (each one takes a good part of a second under emulation, and the
+        # tool holds a dozen maps).  Should several match, their names
+        # tell.
+        mapfile -t ids < <(awk '
+            FNR == 1 { t = k = v = n = "" }
+            $1 == "map_type:" { t = $2 }
+            $1 == "key_size:" { k = $2 }
+            $1 == "value_size:" { v = $2 }
+            $1 == "max_entries:" { n = $2 }
+            $1 == "map_id:" && t == 2 && k == 4 && v == 8 && n == 1 {
+                print $2
+            }' /proc/"$KD_PID"/fdinfo/* 2>/dev/null | sort -u)
+        for id in "${ids[@]}"; do
+            if ((${#ids[@]} > 1)) && [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
+                KD_MAP_NAME[$id]=$(bpftool -j map show id "$id" 2>/dev/null \
+                                   | jq -r '.name // empty')
+            fi
+            if ((${#ids[@]} == 1)) \
+                    || [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
+                KD_CAPTURE_MAP=$id
+                break
+            fi
+        done
+        [[ -n $KD_CAPTURE_MAP ]] || return 1
+    fi
+    # The value is a little-endian u64: its first byte says it all.
+    value=$(bpftool -j map lookup id "$KD_CAPTURE_MAP" key 0 0 0 0 \
+                2>/dev/null | jq -r '.value[0] // empty')
+    [[ $value == 0x[0-9a-f][0-9a-f] ]] || return 1
+    CAPTURE_STATE=$((16#${value#0x}))
+}
+
+# capture_is STATE: the tool's capture state is STATE.
+capture_is() {
+    kd_capture_state && [[ $CAPTURE_STATE == "$1" ]]
+}
+
+# kd_wait_capture STATE TIMEOUT_S: waits until the tool's capture state is
+# STATE (1: capturing, 2: armed for a start trigger); then notes the
+# tool's BPF programs (KD_PROG_IDS), all attached by then.
+kd_wait_capture() {
+    KD_CAPTURE_MAP=
+    poll_until "$KD_PID" "$2" 0.01 capture_is "$1" || return 1
+    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
+}
+
+# bpf_left: the IDs in LEFT (space-separated) of the tool's programs
+# (KD_PROG_IDS) still loaded, and of the tracing programs loaded during
+# the run (not in KD_BPF_BEFORE) that no live process holds.
+bpf_left() {
+    local now held id
+
+    now=" $(bpf_prog_ids | xargs) "
+    held=" $(held_prog_ids) "
+    LEFT=
+    for id in $KD_PROG_IDS; do
+        [[ $now == *" $id "* ]] && LEFT+=" $id"
+    done
+    for id in $now; do
+        if [[ " $KD_BPF_BEFORE " != *" $id "* && $held != *" $id "* \
+              && $LEFT != *" $id"* ]]; then
+            LEFT+=" $id"
+        fi
+    done
+    [[ -z $LEFT ]]
+}
+
+# check_bpf_released TAG: after a run, none of the tool's BPF programs
+# (KD_PROG_IDS, read from its file descriptors while it ran) is still
+# loaded, and no tracing program loaded during the run outlives it unless a
+# live process holds it (someone else's tool).  Comparing IDs rather than
+# counts keeps other BPF users of the machine out of the picture.
+# Program release is asynchronous, so give it up to 3 s.
+check_bpf_released() {
+    if ! poll_until "" 3 0.05 bpf_left; then
+        fail "$1: BPF programs released" "none left" \
+             "program IDs$LEFT still loaded"
+    elif [[ -z $KD_PROG_IDS ]]; then
+        pass "$1: no BPF program left loaded (the tool held none)"
     else
-        fail "$1" "a line matching /$3/" \
-             "'$(head -c 300 "$2" | tr '\n' '|')'"
+        pass "$1: no BPF program left loaded ($(wc -w <<<"$KD_PROG_IDS")\
+ programs of the tool gone)"
     fi
 }
 
-# kd_wait_handler: waits until the tool catches SIGINT (a background job
-# starts with it ignored, so a signal sent earlier would be lost), while it
-# is still compiling.
-kd_wait_handler() {
-    local i mask
-
-    for ((i = 0; i < 1000; i++)); do
-        mask=$(awk '/^SigCgt:/ { print $2 }' /proc/"$KD_PID"/status \
-               2>/dev/null)
-        [[ -n $mask ]] && (((16#$mask & 2) != 0)) && return 0
-        kill -0 "$KD_PID" 2>/dev/null || return 1
-        nap 0.01
-    done
-    return 1
-}
-
-# json_error TAG STATUS TEXT ARGS...: kernel_delay --json ARGS fails with
-# exit STATUS and "ERROR: TEXT..." on standard error, nothing on standard
-# output.
-json_error() {
-    local tag=$1 status=$2 text=$3
-
-    shift 3
-    kd_start "$tag" --json "$@"
-    wait_exit "$KD_PID" 60
-    check_eq "$tag: exit status" "$status" "$WAIT_RC"
-    check_eq "$tag: nothing on stdout" 0 "$(wc -c <"$KD_OUT")"
-    grep -q "^ERROR: $text" "$KD_ERR" \
-        && pass "$tag: the error on stderr" \
-        || fail "$tag: the error on stderr" "ERROR: $text..." \
-                "$(head -c 200 "$KD_ERR")"
-}
-
-# irq_snapshot: IRQ_COUNT[IRQ:CPU] and IRQ_NAME[IRQ] from /proc/interrupts
-# (numbered lines only; the name is the last field).
-declare -A IRQ_COUNT=() IRQ_NAME=()
-irq_snapshot() {
-    local irq cpu count name
-
-    IRQ_COUNT=()
-    IRQ_NAME=()
-    while read -r irq name cpu count; do
-        IRQ_NAME[$irq]=$name
-        IRQ_COUNT[$irq:$cpu]=$count
-    done < <(awk 'NR == 1 { ncpu = NF; next }
-                  $1 ~ /^[0-9]+:$/ {
-                      sub(/:/, "", $1)
-                      for (i = 0; i < ncpu; i++) {
-                          print $1, $NF, i, $(i + 2)
-                      }
-                  }' /proc/interrupts)
-}
-
 # ---------------------------------------------------------------------------
-# Runs read through --json.  JSON mode prints nothing until a sample is
-# dumped, so the start of sampling is read from the tool's capture_on map
-# (kd_wait_capture, in e2e-lib.sh).
+# kernel_delay runs.
+
+# kd_start TAG ARGS...: starts the tool in the background, stdout to
+# $WORKDIR/TAG.out (KD_OUT), stderr to TAG.err (KD_ERR).
+kd_start() {
+    tool_start "$KD" "$@"
+}
+
+# tool_start TOOL TAG ARGS...: the same with another tool (the reference,
+# in the kernel lane, or the tool under env).
+tool_start() {
+    local tool=$1
+
+    KD_TAG=$2
+    shift 2
+    KD_OUT=$WORKDIR/$KD_TAG.out
+    KD_ERR=$WORKDIR/$KD_TAG.err
+    KD_BPF_BEFORE=$(bpf_prog_ids | xargs)
+    KD_PROG_IDS=
+    "$tool" "$@" >"$KD_OUT" 2>"$KD_ERR" &
+    KD_PID=$!
+    track_pid "$KD_PID"
+}
+
+# kd_wait_started TIMEOUT_S: waits for "# Start sampling" on its stdout;
+# everything is attached then: notes which programs are the tool's.
+kd_wait_started() {
+    poll_until "$KD_PID" "$1" 0.01 grep -q '^# Start sampling' "$KD_OUT" \
+        || return 1
+    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
+}
 
 # kd_scaled SECONDS: SECONDS stretched by E2E_TIME_SCALE (jobs take longer
-# under emulation, in the kernel lane), as kd_begin stretches its window.
+# under emulation, in the kernel lane).
 kd_scaled() {
     awk -v s="$1" -v k="${E2E_TIME_SCALE:-1}" 'BEGIN { printf "%g", s * k }'
 }
 
-# kd_json_begin TAG SAMPLE_TIME ARGS...: kd_begin for a --json run: starts
-# it and waits until capture is on.  Fails the check and returns 1 if it
-# never starts.
-kd_json_begin() {
-    local tag=$1
+# kd_begin TAG SAMPLE_TIME ARGS...: starts a sampling run and waits until
+# capture is on, the window stretched by kd_scaled (KD_SAMPLE).  With
+# --json among ARGS, a sample lasts at least 1 s: JSON mode prints nothing
+# until a sample is dumped, so the start is read from the tool's capture
+# state, polled with bpftool, which can miss a shorter sample altogether
+# on a loaded machine.  Fails the check and returns 1 if it never starts.
+kd_begin() {
+    local tag=$1 sample=$2 started
 
-    # At least 1 s: the capture state is polled with bpftool, which can
-    # miss a shorter sample altogether on a loaded machine.
-    KD_SAMPLE=$(kd_scaled "$(awk -v t="$2" 'BEGIN { print t < 1 ? 1 : t }')")
     shift 2
-    kd_start "$tag" --json --sample-time "$KD_SAMPLE" "$@"
-    if ! kd_wait_capture 1 30; then
+    KD_FORMAT=text
+    started="kd_wait_started 30"
+    if [[ " $* " == *" --json "* ]]; then
+        KD_FORMAT=json
+        sample=$(awk -v t="$sample" 'BEGIN { print t < 1 ? 1 : t }')
+        started="kd_wait_capture 1 30"
+    fi
+    KD_SAMPLE=$(kd_scaled "$sample")
+    kd_start "$tag" --sample-time "$KD_SAMPLE" "$@"
+    if ! $started; then
         wait_exit "$KD_PID" 5
         fail "$tag: kernel_delay starts sampling (exit $WAIT_RC, stderr:\
  $(head -c 400 "$KD_ERR" | tr '\n' ' '))"
@@ -231,21 +549,47 @@ kd_json_begin() {
     fi
 }
 
-# kd_json_end: kd_end for a --json run, after the job: waits for the tool,
-# checks its exit status, that its BPF programs are gone, the report's
-# consistency (kd_json_check, where a text run checks its layout) and that
-# the job ended inside the sample window; then makes the report the current
-# one (kd_json_use).
-kd_json_end() {
+# kd_json_begin TAG SAMPLE_TIME ARGS...: kd_begin of a --json run.
+kd_json_begin() {
+    local tag=$1 sample=$2
+
+    shift 2
+    kd_begin "$tag" "$sample" --json "$@"
+}
+
+# kd_finish TAG TIMEOUT_S: waits for the tool, checks that it exited 0
+# (its stderr as a note otherwise) and left nothing attached.
+kd_finish() {
+    wait_exit "$KD_PID" "$2"
+    check_eq "$1: kernel_delay exit status" 0 "$WAIT_RC"
+    if [[ $WAIT_RC != 0 ]]; then
+        note "$1 stderr: $(head -c 600 "$KD_ERR" | tr '\n' ' ')"
+    fi
+    check_bpf_released "$1"
+}
+
+# kd_end: after the job of a kd_begin run: checks that the job ended inside
+# the sample window, waits for the tool (kd_finish), checks the report's
+# layout (text) or consistency (JSON), and makes it the current report
+# (kd_parse, kd_json_use).
+kd_end() {
     local tag=$KD_TAG job_end stop
 
     job_end=$(now_ns)
-    wait_exit "$KD_PID" $((${KD_SAMPLE%.*} + 30))
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    if [[ $WAIT_RC != 0 ]]; then
-        note "$tag stderr: $(head -c 600 "$KD_ERR" | tr '\n' ' ')"
+    if [[ $KD_FORMAT == text ]] && grep -q '^# Stop sampling' "$KD_OUT"; then
+        fail "$tag: job ended inside the sample window (it ended after\
+ '# Stop sampling'; use a longer --sample-time)"
     fi
-    check_bpf_released "$tag"
+    kd_finish "$tag" $((${KD_SAMPLE%.*} + 30))
+    if [[ $KD_FORMAT == text ]]; then
+        if kd_check_layout "$KD_OUT" "$KD_SAMPLE"; then
+            pass "$tag: report layout"
+        else
+            fail "$tag: report layout: $LAYOUT_ERR"
+        fi
+        kd_parse "$KD_OUT"
+        return
+    fi
     if kd_json_check "$KD_OUT" "$KD_SAMPLE"; then
         pass "$tag: report consistency (JSON)"
     else
@@ -262,6 +606,26 @@ kd_json_end() {
     kd_json_use "$KD_OUT"
 }
 
+# kd_json_end: kd_end of a --json run.
+kd_json_end() {
+    kd_end
+}
+
+# kd_attached_job TAG JOB ARG...: runs kernel_delay with ARG... as TAG
+# (kd_start), waits until its 10 programs are attached (JSON output has no
+# "# Start sampling" line), has the main workload do JOB, waits for the
+# tool to exit, and checks that it exited 0 with nothing left attached.
+# Returns 1 when the tool did not attach.
+kd_attached_job() {
+    local tag=$1 job=$2
+
+    shift 2
+    kd_start "$tag" "$@"
+    kd_wait_attached 10 || { fail "$tag: kernel_delay attaches"; return 1; }
+    wl_cmd main "$job" || fail "$tag: job"
+    kd_finish "$tag" 30
+}
+
 # kd_json_lines: how many samples (complete lines) the tool has printed.
 kd_json_lines() {
     local n
@@ -270,20 +634,559 @@ kd_json_lines() {
     printf '%s' "$((n))"
 }
 
-# kd_json_split FILE: FILE.1, FILE.2, ...: one sample (line) each; sets
-# N_SAMPLES.
-kd_json_split() {
-    local f line
+# ---------------------------------------------------------------------------
+# The current report's values, text or JSON, in the associative array R
+# (read with r KEY).  kd_parse FILE fills it from a text report's thread
+# blocks, kd_json_use FILE from one JSON sample (for the keys that both
+# have; jt and js read the rest of it).  Keys (TID is a thread id; NAME a
+# syscall or interrupt name with spaces turned into '_'):
+#   tids                      all TIDs, in report order
+#   tid.THREAD_NAME           TID of a thread name ("dup" if several; text)
+#   TID.name                  thread name
+#   TID.sections              e.g. "sys run ready sirq" (text)
+#   TID.sys.list              syscall names, in report order
+#   TID.sys.NAME.{number,count,total,max}
+#   TID.sys.TOTAL.{count,total}
+#   TID.lp.{count,avg,min,max}        LONG POLL
+#   TID.run.{count,total,min,max}     THREAD RUN
+#   TID.ready.{count,total,max}       THREAD READY
+#   TID.stop.{count,total,max}        THREAD STOPPED
+#   TID.hirq.list, TID.hirq.NAME.{count,total,max}, TID.hirq.TOTAL.* (text)
+#   TID.sirq.list, TID.sirq.NAME.{vect,count,total,max}, TID.sirq.TOTAL.*
+#                             (text)
+# Numbers lose their thousands separators.  Only fixed columns are used, so
+# the text parser works with mawk (no regex intervals).
 
-    for f in "$1".[0-9]*; do
-        [[ -e $f ]] && rm -f "$f"
-    done
-    N_SAMPLES=0
-    while IFS= read -r line; do
-        N_SAMPLES=$((N_SAMPLES + 1))
-        printf '%s\n' "$line" >"$1.$N_SAMPLES"
-    done <"$1"
+# shellcheck disable=SC2016  # An awk program, not shell.
+KD_PARSER='
+function trim(s) {
+    sub(/^ +/, "", s)
+    sub(/ +$/, "", s)
+    return s
 }
+function put(key, value) {
+    print key " " value
+}
+function key(s) {
+    gsub(/ /, "_", s)
+    return s
+}
+BEGIN {
+    suffix = " [SYSCALL STATISTICS]"
+    sec_of["[LONG POLL STATISTICS]"] = "lp"
+    sec_of["[THREAD RUN STATISTICS]"] = "run"
+    sec_of["[THREAD READY STATISTICS]"] = "ready"
+    sec_of["[THREAD STOPPED STATISTICS]"] = "stop"
+    sec_of["[HARD IRQ STATISTICS]"] = "hirq"
+    sec_of["[SOFT IRQ STATISTICS]"] = "sirq"
+}
+{
+    line = $0
+    gsub(/,/, "")
+}
+# Thread line: "%10d %-16s [SYSCALL STATISTICS]".
+$1 ~ /^[0-9]+$/ && substr(line, length(line) - length(suffix) + 1) == suffix {
+    tid = $1
+    name = trim(substr(line, 12, length(line) - 11 - length(suffix)))
+    tids = tids " " tid
+    put(tid ".name", name)
+    if (name in tid_of) {
+        tid_of[name] = "dup"
+    } else {
+        tid_of[name] = tid
+    }
+    sec = "sys"
+    sections[tid] = "sys"
+    header = 1
+    next
+}
+tid == "" { next }
+/^ *$/ { next }
+# Section header: 28 spaces and "[... STATISTICS]".
+trim(line) in sec_of {
+    sec = sec_of[trim(line)]
+    sections[tid] = sections[tid] " " sec
+    header = 1
+    next
+}
+header { header = 0; next }
+sec == "sys" {
+    n = trim(substr($0, 29, 20))
+    split(substr($0, 49), f, " ")
+    if (n == "TOTAL( - poll):") {
+        put(tid ".sys.TOTAL.count", f[1])
+        put(tid ".sys.TOTAL.total", f[2])
+    } else {
+        n = key(n)
+        list[tid, sec] = list[tid, sec] " " n
+        put(tid ".sys." n ".number", f[1])
+        put(tid ".sys." n ".count", f[2])
+        put(tid ".sys." n ".total", f[3])
+        put(tid ".sys." n ".max", f[4])
+    }
+    next
+}
+sec == "lp" || sec == "run" {
+    put(tid "." sec ".count", $1)
+    put(tid "." sec "." (sec == "lp" ? "avg" : "total"), $2)
+    put(tid "." sec ".min", $3)
+    put(tid "." sec ".max", $4)
+    next
+}
+sec == "ready" || sec == "stop" {
+    put(tid "." sec ".count", $1)
+    put(tid "." sec ".total", $2)
+    put(tid "." sec ".max", $3)
+    next
+}
+sec == "hirq" || sec == "sirq" {
+    n = trim(substr($0, 29, 20))
+    split(substr($0, 49), f, " ")
+    if (n == "TOTAL:") {
+        put(tid "." sec ".TOTAL.count", f[1])
+        put(tid "." sec ".TOTAL.total", f[2])
+        next
+    }
+    n = key(n)
+    list[tid, sec] = list[tid, sec] " " n
+    i = 1
+    if (sec == "sirq") {
+        put(tid "." sec "." n ".vect", f[i++])
+    }
+    put(tid "." sec "." n ".count", f[i++])
+    put(tid "." sec "." n ".total", f[i++])
+    put(tid "." sec "." n ".max", f[i++])
+    next
+}
+END {
+    put("tids", substr(tids, 2))
+    for (name in tid_of) {
+        put("tid." name, tid_of[name])
+    }
+    for (t in sections) {
+        put(t ".sections", sections[t])
+    }
+    for (k in list) {
+        split(k, parts, SUBSEP)
+        put(parts[1] "." parts[2] ".list", substr(list[k], 2))
+    }
+}'
+
+# The same keys from one JSON sample.
+# shellcheck disable=SC2016  # A jq program, not shell.
+readonly KD_JSON_KEYS='
+def k: gsub(" "; "_");
+"tids \([.threads[].tid] | map(tostring) | join(" "))",
+(.threads[] | (.tid | tostring) as $t
+ | "\($t).name \(.name | gsub("\n"; "\\n"))",
+   "\($t).sys.list \([.syscalls[].name | k] | join(" "))",
+   (.syscalls[] | (.name | k) as $n
+    | "\($t).sys.\($n).number \(.number)", "\($t).sys.\($n).count \(.count)",
+      "\($t).sys.\($n).total \(.total_ns)", "\($t).sys.\($n).max \(.max_ns)"),
+   "\($t).sys.TOTAL.count \(.syscalls_but_poll.count)",
+   "\($t).sys.TOTAL.total \(.syscalls_but_poll.total_ns)",
+   ((["run", "run"], ["ready", "ready"], ["stopped", "stop"],
+     ["long_poll", "lp"]) as [$j, $s]
+    | .[$j] | values | to_entries[]
+    | (.key | sub("_ns$"; "") | sub("^average$"; "avg")) as $f
+    | "\($t).\($s).\($f) \(.value)"))'
+
+declare -A R=()
+KD_JSON=
+
+kd_parse() {
+    local k v
+
+    R=()
+    while read -r k v; do
+        R[$k]=$v
+    done < <(awk "$KD_PARSER" "$1")
+}
+
+kd_json_use() {
+    local k v
+
+    KD_JSON=$1
+    R=()
+    while read -r k v; do
+        R[$k]=$v
+    done < <(jq -r "$KD_JSON_KEYS" "$1" 2>/dev/null)
+}
+
+# r KEY: a value of the current report, or nothing.
+r() {
+    printf '%s' "${R[$1]:-}"
+}
+
+# jt TID FILTER: FILTER applied to the object of thread TID in the current
+# JSON sample, one raw value a line; nothing where the thread is missing or
+# the value null.
+jt() {
+    jq -r --argjson tid "$1" \
+        "first(.threads[] | select(.tid == \$tid)) | $2 | values" "$KD_JSON"
+}
+
+# js TID SYSCALL FIELD: FIELD (number, count, total_ns, max_ns) of
+# thread TID's SYSCALL.
+js() {
+    jt "$1" ".syscalls[] | select(.name == \"$2\") | .$3"
+}
+
+# ---------------------------------------------------------------------------
+# Report layout, line by line.  The exact strings below follow the
+# reference's format strings: thread line "%10d %-16s [SYSCALL STATISTICS]",
+# every other line indented by 28 spaces, number columns right-aligned with
+# widths 6 (syscall NUMBER), 7 (VECT_NR), 10 (counts) and 16 (ns, with
+# thousands separators), separated as the reference separates them.
+
+readonly IND='                            '   # 28 spaces.
+readonly HDR_TID='TID        THREAD           <RESOURCE SPECIFIC>'
+HDR_DASH="---------- ---------------- $(printf '%076d' 0 | tr 0 -)"
+readonly HDR_DASH
+readonly HDR_SYS="${IND}NAME                 NUMBER       COUNT          TOTAL ns            MAX ns"
+readonly HDR_LP="${IND}COUNT             AVERAGE ns            MIN ns            MAX ns"
+readonly HDR_RUN="${IND}SCHED_CNT           TOTAL ns            MIN ns            MAX ns"
+readonly HDR_READY="${IND}SCHED_CNT           TOTAL ns            MAX ns"
+readonly HDR_STOP="${IND}STOP_CNT            TOTAL ns            MAX ns"
+readonly HDR_HIRQ="${IND}NAME                       COUNT          TOTAL ns            MAX ns"
+readonly HDR_SIRQ="${IND}NAME                 VECT_NR       COUNT          TOTAL ns            MAX ns"
+
+# Section order, titles and column headers.
+readonly SECTIONS=(lp run ready stop hirq sirq)
+declare -A SEC_TITLE=(
+    [lp]='[LONG POLL STATISTICS]' [run]='[THREAD RUN STATISTICS]'
+    [ready]='[THREAD READY STATISTICS]' [stop]='[THREAD STOPPED STATISTICS]'
+    [hirq]='[HARD IRQ STATISTICS]' [sirq]='[SOFT IRQ STATISTICS]')
+declare -A SEC_HDR=(
+    [lp]=$HDR_LP [run]=$HDR_RUN [ready]=$HDR_READY [stop]=$HDR_STOP
+    [hirq]=$HDR_HIRQ [sirq]=$HDR_SIRQ)
+readonly SOFTIRQ_NAMES=(hi timer net_tx net_rx block irq_poll tasklet sched
+                        hrtimer rcu)
+
+# Column patterns (ERE, for [[ =~ ]]).
+readonly C_INT6='([ 0-9]{6})'
+readonly C_INT7='([ 0-9]{7})'
+readonly C_INT10='([ 0-9]{10})'
+readonly C_NS16='([ 0-9,]{16})'
+readonly C_NAME20='(.{20})'
+# "@LOCAL_ISO_TIME (HH:MM:SS UTC)", microseconds optional (Python's
+# isoformat() leaves them out when they are 0).
+readonly HMS='[0-9]{2}:[0-9]{2}:[0-9]{2}'
+readonly YMD='[0-9]{4}-[0-9]{2}-[0-9]{2}'
+readonly TS_RE="@(${YMD}T$HMS(\\.[0-9]{6})?) \\(($HMS) UTC\\)\$"
+
+LAYOUT_ERR=
+
+# layout_error LINE_INDEX MESSAGE...: records the error and returns 1.
+layout_error() {
+    local i=$1
+
+    shift
+    LAYOUT_ERR="line $((i + 1)): $*: '${L[i]-<end of output>}'"
+    return 1
+}
+
+# Field checks: a right-aligned integer, or ns with thousands separators.
+is_int_field() {
+    [[ $1 =~ ^\ *[0-9]+$ ]]
+}
+
+is_ns_field() {
+    [[ $1 =~ ^\ *[0-9]{1,3}(,[0-9]{3})*$ ]]
+}
+
+# match STRING REGEX: like [[ STRING =~ REGEX ]], but the groups go to the
+# array M, which the field checks below (that match too) do not overwrite.
+M=()
+match() {
+    [[ $1 =~ $2 ]] || return 1
+    M=("${BASH_REMATCH[@]}")
+}
+
+# pad N: N spaces.
+pad() {
+    printf '%*s' "$1" ''
+}
+
+# Strips spaces and commas.
+num() {
+    local v=${1//,/}
+    printf '%s' "${v// /}"
+}
+
+# check_ts INDEX TITLE: the line is "TITLE @LOCAL (HH:MM:SS UTC)", and the
+# UTC time is the local time converted.  Sets TS_EPOCH (seconds, fraction).
+check_ts() {
+    local i=$1 title=$2 utc
+
+    match "${L[$i]}" "^$title $TS_RE" \
+        || layout_error "$i" "expected '$title @TIME (HH:MM:SS UTC)'" \
+        || return
+    TS_EPOCH=$(date -d "${M[1]}" +%s.%N) \
+        || layout_error "$i" "unparsable timestamp" || return
+    utc=$(date -u -d "@$TS_EPOCH" +%H:%M:%S)
+    [[ $utc == "${M[3]}" ]] \
+        || layout_error "$i" "UTC time should be $utc" || return
+}
+
+# kd_check_layout FILE SAMPLE_TIME: checks the whole output of one
+# time-mode sample.  Returns 1 with LAYOUT_ERR set on the first problem.
+kd_check_layout() {
+    local sample=$2 i=0 n state prev_name=''
+    local t_start t_stop t_dump
+    local -A seen_tid=()
+    local -a L
+
+    mapfile -t L <"$1"
+    n=${#L[@]}
+    LAYOUT_ERR=
+
+    check_ts 0 '# Start sampling' || return 1
+    t_start=$TS_EPOCH
+    check_ts 1 '# Stop sampling' || return 1
+    t_stop=$TS_EPOCH
+    check_ts 2 '# Sample dump' || return 1
+    t_dump=$TS_EPOCH
+    # The window lasts the sample time (a little more is fine), and the
+    # dump follows the stop.
+    if ! awk -v a="$t_start" -v b="$t_stop" -v c="$t_dump" -v s="$sample" \
+         'BEGIN { exit !(b - a >= s - 0.005 && b - a <= s + 0.5 && c >= b) }'
+    then
+        layout_error 1 "stop - start should be about $sample s, dump later"
+        return 1
+    fi
+    [[ ${L[3]} == "$HDR_TID" ]] \
+        || layout_error 3 "expected '$HDR_TID'" || return
+    [[ ${L[4]} == "$HDR_DASH" ]] \
+        || { layout_error 4 "expected 10, 16 and 76 dashes"; return 1; }
+
+    i=5
+    state=thread
+    while ((i < n)); do
+        case $state in
+        thread)
+            kd_check_thread || return 1
+            state=after_block
+            ;;
+        after_block)
+            [[ -z ${L[i]} ]] \
+                || layout_error "$i" "expected a blank line or the end" \
+                || return
+            i=$((i + 1))
+            state=after_blank
+            ;;
+        after_blank)
+            if [[ ${L[i]} == "${IND}["*" STATISTICS]" ]]; then
+                kd_check_section || return 1
+                state=after_block
+            elif [[ -z ${L[i]} ]]; then
+                layout_error "$i" "two blank lines in a row"
+                return 1
+            else
+                kd_check_thread || return 1
+                state=after_block
+            fi
+            ;;
+        esac
+    done
+    if [[ $state == after_blank ]]; then
+        layout_error $((n - 1)) "blank line at the end of the report"
+        return 1
+    fi
+}
+
+# Checks the thread line at L[i] and its syscall block; advances i.  Uses
+# and updates prev_name, seen_tid and LAST_SEC of kd_check_layout.
+kd_check_thread() {
+    local tid name count_sum=0 total_sum=0 count total prev_total=''
+    local re="^( *[0-9]+) (.{16,}) \\[SYSCALL STATISTICS\\]$"
+
+    match "${L[i]}" "$re" && ((${#M[1]} == 10)) \
+        || layout_error "$i" "expected a thread line, format" \
+                                 "'%10d %-16s [SYSCALL STATISTICS]'" \
+        || return
+    tid=$(num "${M[1]}")
+    name=${M[2]}
+    if ((${#name} == 16)); then
+        name="${name%"${name##*[! ]}"}"     # Strip the padding.
+    fi
+    [[ -n $name && $name != " "* && $name != *" " ]] \
+        || layout_error "$i" "bad thread name" || return
+    [[ -z ${seen_tid[$tid]:-} ]] \
+        || layout_error "$i" "TID $tid reported twice" || return
+    seen_tid[$tid]=1
+    if [[ -n $prev_name && $prev_name > $name ]]; then
+        layout_error "$i" "threads not sorted by name" \
+                          "('$prev_name' before '$name')"
+        return 1
+    fi
+    prev_name=$name
+    LAST_SEC=-1
+
+    i=$((i + 1))
+    [[ ${L[i]:-} == "$HDR_SYS" ]] \
+        || layout_error "$i" "expected the syscall column header" || return
+    i=$((i + 1))
+    re="^$IND$C_NAME20 $C_INT6  $C_INT10  $C_NS16  $C_NS16\$"
+    while match "${L[i]:-}" "$re" && [[ ${M[1]} != "TOTAL( - poll):"* ]]; do
+        [[ ${M[1]} != " "* ]] \
+            || layout_error "$i" "syscall name not left-aligned" || return
+        is_int_field "${M[2]}" && is_int_field "${M[3]}" \
+            && is_ns_field "${M[4]}" && is_ns_field "${M[5]}" \
+            || layout_error "$i" "bad number column" || return
+        count=$(num "${M[3]}")
+        total=$(num "${M[4]}")
+        if [[ -n $prev_total ]] && ((total > prev_total)); then
+            layout_error "$i" "syscalls not sorted by TOTAL ns"
+            return 1
+        fi
+        prev_total=$total
+        if [[ ${M[1]} != "poll "* ]]; then
+            count_sum=$((count_sum + count))
+            total_sum=$((total_sum + total))
+        fi
+        i=$((i + 1))
+    done
+    re="^${IND}TOTAL\\( - poll\\):$(pad 5) $C_INT6  $C_INT10  $C_NS16\$"
+    if match "${L[i]:-}" "$re"; then
+        ((count_sum > 0)) \
+            || layout_error "$i" "TOTAL line without non-poll syscalls" \
+            || return
+        [[ -z ${M[1]// /} ]] && is_int_field "${M[2]}" \
+            && is_ns_field "${M[3]}" \
+            || layout_error "$i" "bad TOTAL line columns" || return
+        (($(num "${M[2]}") == count_sum
+          && $(num "${M[3]}") == total_sum)) \
+            || layout_error "$i" "TOTAL should be $count_sum, $total_sum" \
+            || return
+        i=$((i + 1))
+    elif ((count_sum > 0)); then
+        layout_error "$i" "missing 'TOTAL( - poll):' line"
+        return 1
+    fi
+}
+
+# Checks the section starting at L[i] (title line); advances i.
+kd_check_section() {
+    local title=${L[i]#"$IND"} sec='' idx k re count total max min avg
+    local sum_count=0 sum_total=0 prev_total='' lines=0
+
+    for k in "${!SECTIONS[@]}"; do
+        if [[ $title == "${SEC_TITLE[${SECTIONS[k]}]}" ]]; then
+            sec=${SECTIONS[k]}
+            idx=$k
+        fi
+    done
+    [[ -n $sec ]] || layout_error "$i" "unknown section" || return
+    ((idx > LAST_SEC)) \
+        || layout_error "$i" "section repeated or out of order" || return
+    LAST_SEC=$idx
+    i=$((i + 1))
+    [[ ${L[i]:-} == "${SEC_HDR[$sec]}" ]] \
+        || layout_error "$i" "expected the column header of $title" || return
+    i=$((i + 1))
+
+    case $sec in
+    lp|run)
+        re="^$IND$C_INT10  $C_NS16  $C_NS16  $C_NS16\$"
+        match "${L[i]:-}" "$re" && is_int_field "${M[1]}" \
+            && is_ns_field "${M[2]}" && is_ns_field "${M[3]}" \
+            && is_ns_field "${M[4]}" \
+            || layout_error "$i" "expected one $title data line" || return
+        count=$(num "${M[1]}")
+        total=$(num "${M[2]}")
+        min=$(num "${M[3]}")
+        max=$(num "${M[4]}")
+        if [[ $sec == lp ]]; then
+            avg=$total
+            ((count >= 1 && min <= avg && avg <= max)) \
+                || layout_error "$i" "need COUNT >= 1, MIN <= AVERAGE <= MAX" \
+                || return
+        else
+            ((count >= 1 && min <= max && max <= total
+              && total <= count * max && total >= count * min)) \
+                || layout_error "$i" "inconsistent SCHED_CNT/TOTAL/MIN/MAX" \
+                || return
+        fi
+        i=$((i + 1))
+        ;;
+    ready|stop)
+        re="^$IND$C_INT10  $C_NS16  $C_NS16\$"
+        match "${L[i]:-}" "$re" && is_int_field "${M[1]}" \
+            && is_ns_field "${M[2]}" && is_ns_field "${M[3]}" \
+            || layout_error "$i" "expected one $title data line" || return
+        count=$(num "${M[1]}")
+        total=$(num "${M[2]}")
+        max=$(num "${M[3]}")
+        ((count >= 1 && max <= total && total <= count * max)) \
+            || layout_error "$i" "inconsistent COUNT/TOTAL/MAX" || return
+        i=$((i + 1))
+        ;;
+    hirq|sirq)
+        if [[ $sec == hirq ]]; then
+            re="^$IND$C_NAME20  $C_INT10  $C_NS16  $C_NS16\$"
+        else
+            re="^$IND$C_NAME20 $C_INT7  $C_INT10  $C_NS16  $C_NS16\$"
+        fi
+        while match "${L[i]:-}" "$re" && [[ ${M[1]} != "TOTAL: "* ]]; do
+            local -a c=("${M[@]}")
+            [[ ${c[1]} != " "* ]] \
+                || layout_error "$i" "name not left-aligned" || return
+            if [[ $sec == sirq ]]; then
+                is_int_field "${c[2]}" \
+                    || layout_error "$i" "bad VECT_NR" || return
+                k=$(num "${c[2]}")
+                [[ $(num "${c[1]}") == "${SOFTIRQ_NAMES[k]:-}" ]] \
+                    || layout_error "$i" "softirq name and VECT_NR differ" \
+                    || return
+                c=("${c[0]}" "${c[1]}" "${c[@]:3}")
+            fi
+            is_int_field "${c[2]}" && is_ns_field "${c[3]}" \
+                && is_ns_field "${c[4]}" \
+                || layout_error "$i" "bad number column" || return
+            count=$(num "${c[2]}")
+            total=$(num "${c[3]}")
+            max=$(num "${c[4]}")
+            ((count >= 1 && max <= total && total <= count * max)) \
+                || layout_error "$i" "inconsistent COUNT/TOTAL/MAX" || return
+            if [[ -n $prev_total ]] && ((total > prev_total)); then
+                layout_error "$i" "lines not sorted by TOTAL ns"
+                return 1
+            fi
+            prev_total=$total
+            sum_count=$((sum_count + count))
+            sum_total=$((sum_total + total))
+            lines=$((lines + 1))
+            i=$((i + 1))
+        done
+        ((lines > 0)) || layout_error "$i" "$title without data" || return
+        if [[ $sec == hirq ]]; then
+            re="^${IND}TOTAL:$(pad 14)  $C_INT10  $C_NS16\$"
+        else
+            re="^${IND}TOTAL:$(pad 14) $C_INT7  $C_INT10  $C_NS16\$"
+        fi
+        match "${L[i]:-}" "$re" \
+            || layout_error "$i" "expected the TOTAL: line" || return
+        local -a t=("${M[@]}")
+        if [[ $sec == sirq ]]; then
+            [[ -z ${t[1]// /} ]] \
+                || layout_error "$i" "VECT_NR of TOTAL: must be blank" \
+                || return
+            t=("${t[0]}" "${t[@]:2}")
+        fi
+        is_int_field "${t[1]}" && is_ns_field "${t[2]}" \
+            && (($(num "${t[1]}") == sum_count)) \
+            && (($(num "${t[2]}") == sum_total)) \
+            || layout_error "$i" "TOTAL: should be $sum_count, $sum_total" \
+            || return
+        i=$((i + 1))
+        ;;
+    esac
+}
+
+
+# ---------------------------------------------------------------------------
+# A JSON sample's consistency.
 
 # What a text report's layout check (kd_check_layout) checks beyond the
 # format, checked on one JSON sample: the window lasts the sample time (a
@@ -357,190 +1260,52 @@ kd_json_check() {
     [[ -z $JSON_ERR ]]
 }
 
-# kd_json_check_trigger FILE START STOP: one sample of trigger mode: with
-# START "trigger", the sample started on the start trigger (its time in
-# window.start_trigger_ns), else on time (null); likewise STOP; with both,
-# trigger_delta_ns is given, else null; then kd_json_check FILE 0, as a text
-# sample of trigger mode is checked.  Sets TRIG_START, TRIG_STOP and
-# TRIG_DELTA (ns, or empty).
-kd_json_check_trigger() {
-    local file=$1 start=$2 stop=$3 want_delta=time
+# ---------------------------------------------------------------------------
+# Several samples in one output (trigger mode, --sample-count).
 
-    JSON_ERR=
-    read -r TRIG_START TRIG_STOP TRIG_DELTA < <(jq -r '.window
-        | [.start_trigger_ns, .stop_trigger_ns, .trigger_delta_ns]
-        | map(. // "-") | join(" ")' "$file" 2>/dev/null)
-    TRIG_START=${TRIG_START#-} TRIG_STOP=${TRIG_STOP#-}
-    TRIG_DELTA=${TRIG_DELTA#-}
-    [[ $start == trigger && $stop == trigger ]] && want_delta=trigger
-    kd_trigger_field start_trigger_ns "$start" "$TRIG_START" || return 1
-    kd_trigger_field stop_trigger_ns "$stop" "$TRIG_STOP" || return 1
-    kd_trigger_field trigger_delta_ns "$want_delta" "$TRIG_DELTA" || return 1
-    kd_json_check "$file" 0
+# kd_split_samples FILE: splits a text output into FILE.1, FILE.2, ..., one
+# per sample, each from its "# Start sampling" line to the line before the
+# next one (skipped samples included); sets N_SAMPLES.
+kd_split_samples() {
+    rm -f "$1".[0-9]*
+    N_SAMPLES=$(awk -v out="$1" '
+        /^# Start sampling/ { n++ }
+        n { print > (out "." n) }
+        END { print n + 0 }' "$1")
 }
 
-# kd_trigger_field NAME trigger|time VALUE: VALUE is a number for
-# "trigger", nothing for "time"; else JSON_ERR is set and it returns 1.
-kd_trigger_field() {
-    if [[ $2 == trigger ]] && ! is_uint "$3"; then
-        JSON_ERR="window.$1 should be a time, is '${3:-null}'"
-        return 1
-    elif [[ $2 != trigger && -n $3 ]]; then
-        JSON_ERR="window.$1 should be null, is '$3'"
-        return 1
-    fi
+# kd_json_split FILE: the same for JSON Lines, one sample a line.
+kd_json_split() {
+    rm -f "$1".[0-9]*
+    N_SAMPLES=$(awk -v out="$1" '{ print > (out "." NR) } END { print NR }' \
+                    "$1")
 }
 
 # ---------------------------------------------------------------------------
-# The current report's values.  After kd_parse (text, e2e-lib.sh) they are
-# in R; after kd_json_use FILE they are read from FILE, one JSON sample,
-# with jq.  REPORT_FORMAT says which.  Scenarios of JSON runs use jt and js
-# (plain jq); the checks several scenarios share (below) use rep_*, which
-# read either.
-
-REPORT_FORMAT=text
-KD_JSON=
-
-kd_json_use() {
-    KD_JSON=$1
-    REPORT_FORMAT=json
-}
-
-# jt TID FILTER: FILTER applied to the object of thread TID in the current
-# JSON sample, one raw value a line; nothing where the thread is missing or
-# the value null.
-jt() {
-    jq -r --argjson tid "$1" \
-        "first(.threads[] | select(.tid == \$tid)) | $2 | values" "$KD_JSON"
-}
-
-# js TID SYSCALL FIELD: FIELD (number, count, total_ns, max_ns) of
-# thread TID's SYSCALL.
-js() {
-    jt "$1" ".syscalls[] | select(.name == \"$2\") | .$3"
-}
-
-# rep_tids: the TIDs of the report, in report order, space-separated.
-rep_tids() {
-    if [[ $REPORT_FORMAT == json ]]; then
-        jq -r '[.threads[].tid] | join(" ")' "$KD_JSON"
-    else
-        r tids
-    fi
-}
-
-# rep_name TID: the thread's name, or nothing if it is not reported.
-rep_name() {
-    if [[ $REPORT_FORMAT == json ]]; then
-        jt "$1" .name
-    else
-        r "$1.name"
-    fi
-}
-
-# rep_syscalls TID: the names of the thread's syscalls, one a line.
-rep_syscalls() {
-    if [[ $REPORT_FORMAT == json ]]; then
-        jt "$1" '.syscalls[].name'
-    else
-        # shellcheck disable=SC2086  # Split the list into words.
-        printf '%s\n' ${R[$1.sys.list]:-}
-    fi
-}
-
-# rep_sys TID SYSCALL number|count|total|max: one column of one syscall.
-rep_sys() {
-    local -A field=([number]=number [count]=count [total]=total_ns
-                    [max]=max_ns)
-
-    if [[ $REPORT_FORMAT == json ]]; then
-        js "$1" "$2" "${field[$3]}"
-    else
-        r "$1.sys.$2.$3"
-    fi
-}
-
-# rep_stat TID run|ready|stop|lp count|total|min|max|avg: one value of a
-# THREAD RUN, READY, STOPPED or LONG POLL section.
-rep_stat() {
-    local -A sec=([run]=run [ready]=ready [stop]=stopped [lp]=long_poll)
-    local -A field=([count]=count [total]=total_ns [min]=min_ns [max]=max_ns
-                    [avg]=average_ns)
-
-    if [[ $REPORT_FORMAT == json ]]; then
-        jt "$1" ".${sec[$2]}.${field[$3]}"
-    else
-        r "$1.$2.$3"
-    fi
-}
-
-# ---------------------------------------------------------------------------
-# Preconditions.
-
-preflight() {
-    local kd=${1:-./kernel_delay}
-
-    ((EUID == 0)) \
-        || abort "the end-to-end tests must run as root (they load eBPF)"
-    KD=$(realpath -e "$kd" 2>/dev/null)
-    if [[ -z $KD || ! -x $KD ]]; then
-        abort "no executable kernel_delay at '$kd' (run 'make' first)"
-    fi
-    command -v bpftool >/dev/null \
-        || abort "bpftool is needed to check that BPF programs are released"
-    command -v jq >/dev/null || abort "jq is needed to read --json reports"
-    bpftool prog show >/dev/null 2>&1 \
-        || abort "eBPF is not usable here: 'bpftool prog show' fails"
-    [[ -d /sys/kernel/tracing/events/raw_syscalls \
-       || -d /sys/kernel/debug/tracing/events/raw_syscalls ]] \
-        || abort "tracefs is not mounted" \
-                 "(mount -t tracefs nodev /sys/kernel/tracing)"
-    (($(nproc) >= 2)) || abort "the contention and interrupt tests need 2 CPUs"
-
-    if [[ ! -x $WORKLOAD || $HERE/workload.c -nt $WORKLOAD ]]; then
-        gcc -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
-            -o "$WORKLOAD" "$HERE/workload.c" \
-            || abort "cannot build $WORKLOAD"
-    fi
-
-    WORKDIR=$(mktemp -d /tmp/kd-e2e.XXXXXX) || abort "mktemp failed"
-    nap_init "$WORKDIR/nap"
-}
-
-# Syscall numbers of this architecture, from the C library's headers.
-syscall_nr() {
-    echo '#include <sys/syscall.h>' | gcc -E -dM - 2>/dev/null \
-        | awk -v n="__NR_$1" '$1 == "#define" && $2 == n { print $3 }'
-}
-
-# ---------------------------------------------------------------------------
-# Shared checks, on the current report, text or JSON (rep_*).
+# Checks several scenarios share, on the current report (text or JSON).
 
 # check_present TAG THREAD TID: the report has a block for TID, named THREAD.
 check_present() {
-    check_eq "$1: $2 (TID $3) reported under its name" "$2" \
-             "$(rep_name "$3")"
+    check_eq "$1: $2 (TID $3) reported under its name" "$2" "$(r "$3.name")"
 }
 
 # check_syscall_set TAG THREAD TID NAME...: exactly these syscalls.
 check_syscall_set() {
-    local tag=$1 thread=$2 tid=$3 got
+    local tag=$1 thread=$2 tid=$3
 
     shift 3
-    got=$(rep_syscalls "$tid" | sort | xargs)
     check_eq "$tag: $thread syscalls" "$(printf '%s\n' "$@" | sort | xargs)" \
-             "$got"
+             "$(r "$tid.sys.list" | xargs -n 1 | sort | xargs)"
 }
 
 # check_syscall TAG THREAD TID NAME COUNT: COUNT calls of NAME, with its
 # syscall number.
 check_syscall() {
-    local tag=$1 thread=$2 tid=$3 name=$4 count=$5
+    local tag=$1 thread=$2 tid=$3 name=$4
 
-    check_eq "$tag: $thread $name COUNT" "$count" \
-             "$(rep_sys "$tid" "$name" count)"
+    check_eq "$tag: $thread $name COUNT" "$5" "$(r "$tid.sys.$name.count")"
     check_eq "$tag: $thread $name NUMBER" "${NR[$name]}" \
-             "$(rep_sys "$tid" "$name" number)"
+             "$(r "$tid.sys.$name.number")"
 }
 
 # check_absent TAG ID THREAD...: idle threads do not appear at all.
@@ -551,7 +1316,7 @@ check_absent() {
     for thread in "$@"; do
         tid=${WL_TID[$id:$thread]}
         check_eq "$tag: idle $thread (TID $tid) not reported" "" \
-                 "$(rep_name "$tid")"
+                 "$(r "$tid.name")"
     done
 }
 
@@ -559,18 +1324,26 @@ check_absent() {
 check_owned() {
     local tag=$1 pid=$2 tid others=''
 
-    for tid in $(rep_tids); do
+    for tid in $(r tids); do
         [[ -e /proc/$pid/task/$tid ]] || others+=" $tid"
     done
     check_eq "$tag: all reported TIDs are threads of PID $pid" "" "${others# }"
 }
 
-# steal_ticks: hypervisor steal time of all CPUs, in USER_HZ ticks.
-steal_ticks() {
-    awk '$1 == "cpu" { print $9 }' /proc/stat
-}
+# Tolerance of THREAD RUN/READY totals against the schedstat deltas.  The
+# tool timestamps context switches at the sched_switch tracepoint, schedstat
+# with the run-queue clock read a little earlier in __schedule(); measured
+# here, that moves 2 to 3.5 us per timeslice from READY to RUN.  So allow
+# SCHED_BASE_NS plus SCHED_SLICE_NS per timeslice, but never more than the
+# larger of SCHED_MAX_PCT percent and SCHED_MAX_FLOOR_NS.  Under emulation
+# (the kernel lane) that code runs about a hundred times slower: the lane
+# sets E2E_SCHED_SLICE_NS and E2E_SCHED_MAX_FLOOR_NS accordingly.
+SCHED_BASE_NS=$MS
+SCHED_SLICE_NS=${E2E_SCHED_SLICE_NS:-5000}
+SCHED_MAX_PCT=2
+SCHED_MAX_FLOOR_NS=${E2E_SCHED_MAX_FLOOR_NS:-$((2 * MS))}
 
-# sched_tolerance TRUTH SLICES: see SCHED_BASE_NS in tests/e2e.sh.
+# sched_tolerance TRUTH SLICES: see SCHED_BASE_NS.
 sched_tolerance() {
     local tol=$((SCHED_BASE_NS + $2 * SCHED_SLICE_NS))
     local max=$(($1 * SCHED_MAX_PCT / 100))
@@ -621,24 +1394,24 @@ check_sched() {
     fi
     ((steal_ns > 0)) && note "$tag: $steal_ns ns of steal time during the run"
     check_close "$tag: $thread THREAD RUN TOTAL ns vs schedstat" \
-                $((r1 - r0)) "$(rep_stat "$tid" run total)" \
+                $((r1 - r0)) "$(r "$tid.run.total")" \
                 "$(run_tolerance "$4" "$5" "$6")"
     check_close "$tag: $thread THREAD READY TOTAL ns vs schedstat" \
-                $((w1 - w0)) "$(rep_stat "$tid" ready total)" \
+                $((w1 - w0)) "$(r "$tid.ready.total")" \
                 "$(sched_tolerance $((w1 - w0)) $slices)"
-    runs=$(rep_stat "$tid" run count)
+    runs=$(r "$tid.run.count")
     check_eq "$tag: $thread THREAD RUN SCHED_CNT = schedstat timeslices" \
              $slices "$runs"
     check_eq "$tag: $thread THREAD READY SCHED_CNT = schedstat timeslices" \
-             $slices "$(rep_stat "$tid" ready count)"
+             $slices "$(r "$tid.ready.count")"
     if is_uint "$runs" && ((runs < slices)); then
         LOST_SWITCH=1
-        # The kernel ran the tracepoint without the program: the tool
-        # must say how many switches it did not see.
+        # Timeslices the tool did not count: it must at least say how
+        # many switches it did not see.
         missed=$(switches_reported)
         if ((missed >= slices - runs)); then
-            pass "$tag: $thread's $((slices - runs)) unseen switches" \
-                 "reported ($missed in all)"
+            pass "$tag: $thread's $((slices - runs)) unseen switches\
+ reported ($missed in all)"
         else
             fail "$tag: $thread's unseen switches reported" \
                  ">= $((slices - runs))" "$missed"
@@ -657,16 +1430,17 @@ switches_reported() {
     fi
 }
 
-# run_with_retry SCENARIO: runs a scenario that uses check_sched; if the tool
-# saw fewer timeslices than the kernel counted, runs it again, up to
-# E2E_ATTEMPTS times in all, and only the last attempt counts (the failures
-# of the others are shown as notes).  Why: on the development VM (Linux 6.18
-# "fc" build), about 1 context switch in 1,000 never reaches sched_switch
-# BPF programs: schedstat and the kernel's own ctxt_switches counters agree
-# with each other, while independent BPF counters (raw tracepoint and perf
-# tracepoint programs) miss the same switches as the tool.  A tool that
-# loses events for its own reasons fails every attempt (E2E_ATTEMPTS, set in
-# tests/e2e.sh).
+# run_with_retry SCENARIO: runs a scenario that compares with schedstat,
+# and runs it again, up to E2E_ATTEMPTS times in all (only the last attempt
+# counts; the failures of the others are shown as notes), when its truth
+# was broken (BAD_TRUTH: schedstat inconsistent with the clock, or a wait
+# it leaves out), or when the tool saw fewer timeslices than the kernel
+# counted and said that the kernel skipped its programs (recursion misses:
+# the kernel's doing, which the tool reports).  A timeslice lost with no
+# such warning is the tool's, and fails.  (Switches the kernel makes
+# without the sched_switch tracepoint, as the development machine's does
+# for those away from one process's threads, are no reason: the tool
+# times them from the kernel's own counts; see the man page, OUTPUT.)
 run_with_retry() {
     local fn=$1 log=$WORKDIR/$1.log attempt line
     local passed=$E2E_PASSED failed=$E2E_FAILED
@@ -684,14 +1458,14 @@ run_with_retry() {
             E2E_ERRORS=("${errors[@]}")
             continue
         fi
-        if ((LOST_SWITCH && attempt < E2E_ATTEMPTS)); then
+        if ((LOST_SWITCH && attempt < E2E_ATTEMPTS
+              && $(misses_reported) > 0)); then
             while read -r line; do
                 [[ $line == FAIL:* ]] && note "(attempt $attempt) $line"
             done <"$log"
             note "$fn: kernel_delay saw fewer timeslices than schedstat" \
-                 "counted (a lost sched_switch event); running it again"
-            # Whether the kernel said it skipped our programs then.
-            note "$fn: recursion misses reported:" "$(misses_reported)"
+                 "counted, and said the kernel skipped its programs" \
+                 "(recursion misses); running it again"
             E2E_PASSED=$passed
             E2E_FAILED=$failed
             E2E_ERRORS=("${errors[@]}")
@@ -715,256 +1489,40 @@ misses_reported() {
 }
 
 # ---------------------------------------------------------------------------
-# Trigger mode.  The workload's "traced N MS" job fires USDT probe
-# kd_workload:job_start, makes exactly N getppid() (and one MS ms sleep if
-# MS > 0), then fires kd_workload:job_end, all inside function
-# kd_workload_traced_job().  A sample between the two therefore holds
-# exactly the job's syscalls for handler1.
+# Preconditions.
 
-# trigger_jobs TAG COUNT COMMAND: repeats the workload COMMAND until the
-# tool (--json) has printed COUNT samples or exited.  After each job it
-# waits until that job's sample is printed, so that each sample holds one
-# job: the capture is armed again before a sample is printed, and a job
-# that fired while the tool was still reading the previous sample was not
-# captured at all, and is simply repeated.
-trigger_jobs() {
-    local tag=$1 count=$2 cmd=$3 i j before
+preflight() {
+    local kd=${1:-./kernel_delay}
 
-    for ((i = 0; i < 200; i++)); do
-        before=$(kd_json_lines)
-        ((before >= count)) && return 0
-        kill -0 "$KD_PID" 2>/dev/null || return 0
-        wl_cmd main "$cmd" || fail "$tag: job" "done" "$WL_REPLY_LINE"
-        # Give the job's sample up to 6 s to be printed.
-        for ((j = 0; j < 300; j++)); do
-            (($(kd_json_lines) > before)) && break
-            kill -0 "$KD_PID" 2>/dev/null || return 0
-            nap 0.02
-        done
-    done
-    fail "$tag: $count samples within 200 jobs"
-}
-
-# run_trigger_scenario TAG SAMPLES JOB N START STOP ARGS...: runs the tool
-# with ARGS, --json and --sample-count SAMPLES, has the workload do JOB
-# until every sample is taken, and checks each sample: how it started and
-# stopped (START and STOP are "trigger" or "time"), the stop-start delta,
-# its consistency, and exactly N getppid() and nothing else for handler1.
-run_trigger_scenario() {
-    local tag=$1 samples=$2 job=$3 n=$4 start=$5 stop=$6 i f armed=1
-    local pid=${WL_PID[main]} tid=${WL_TID[main:handler1]}
-
-    shift 6
-    [[ " $* " == *" --start-trigger "* ]] && armed=2
-    kd_start "$tag" -p "$pid" --json --sample-count "$samples" "$@"
-    # Its programs attached, and the capture armed for the start trigger
-    # (or capturing, without one).
-    if ! kd_wait_attached $((10 + $(grep -o -- '--st[a-z]*-trigger' \
-                                     <<<"$*" | wc -l))) \
-       || ! kd_wait_capture "$armed" 30; then
-        wait_exit "$KD_PID" 5
-        fail "$tag: kernel_delay attaches its trigger (exit $WAIT_RC:\
- $(head -c 300 "$KD_OUT" "$KD_ERR" | tr '\n' ' '))"
-        return
+    ((EUID == 0)) \
+        || abort "the end-to-end tests must run as root (they load eBPF)"
+    KD=$(realpath -e "$kd" 2>/dev/null)
+    if [[ -z $KD || ! -x $KD ]]; then
+        abort "no executable kernel_delay at '$kd' (run 'make' first)"
     fi
-    trigger_jobs "$tag" "$samples" "$job"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    check_bpf_released "$tag"
+    command -v bpftool >/dev/null \
+        || abort "bpftool is needed to check that BPF programs are released"
+    command -v jq >/dev/null || abort "jq is needed to read --json reports"
+    bpftool prog show >/dev/null 2>&1 \
+        || abort "eBPF is not usable here: 'bpftool prog show' fails"
+    [[ -d /sys/kernel/tracing/events/raw_syscalls \
+       || -d /sys/kernel/debug/tracing/events/raw_syscalls ]] \
+        || abort "tracefs is not mounted" \
+                 "(mount -t tracefs nodev /sys/kernel/tracing)"
+    (($(nproc) >= 2)) || abort "the contention and interrupt tests need 2 CPUs"
 
-    kd_json_split "$KD_OUT"
-    check_eq "$tag: number of samples" "$samples" "$N_SAMPLES"
-    if [[ $N_SAMPLES != "$samples" ]]; then
-        note "$tag: stdout: $(head -c 300 "$KD_OUT" | tr '\n' '|')"
-        note "$tag: stderr: $(head -c 300 "$KD_ERR" | tr '\n' '|')"
+    if [[ ! -x $WORKLOAD || $HERE/workload.c -nt $WORKLOAD ]]; then
+        gcc -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer -pthread \
+            -o "$WORKLOAD" "$HERE/workload.c" \
+            || abort "cannot build $WORKLOAD"
     fi
-    for ((i = 1; i <= N_SAMPLES; i++)); do
-        f=$KD_OUT.$i
-        if kd_json_check_trigger "$f" "$start" "$stop"; then
-            pass "$tag #$i: report consistency (JSON)"
-        else
-            fail "$tag #$i: report consistency (JSON): $JSON_ERR"
-            continue
-        fi
-        if [[ -n $TRIG_DELTA ]]; then
-            check_eq "$tag #$i: delta = stop - start" \
-                     $((TRIG_STOP - TRIG_START)) "$TRIG_DELTA"
-        fi
-        kd_json_use "$f"
-        check_present "$tag #$i" handler1 "$tid"
-        if [[ $stop == trigger ]]; then
-            # Nothing but the job between the triggers.
-            check_syscall_set "$tag #$i" handler1 "$tid" getppid
-        fi
-        check_syscall "$tag #$i" handler1 "$tid" getppid "$n"
-    done
+
+    WORKDIR=$(mktemp -d /tmp/kd-e2e.XXXXXX) || abort "mktemp failed"
+    nap_init "$WORKDIR/nap"
 }
 
-# ---------------------------------------------------------------------------
-# Syscall events (-s).  The report is followed by "# SYSCALL EVENTS:".
-# Runs whose events are checked as text are those about the listing itself
-# and the full-rate ones (hundreds of thousands of events, streamed through
-# awk, where jq would hold one JSON line of tens of megabytes whole).
-
-readonly EV_HDR='           ENTRY (ns)           EXIT (ns)        TID COMM             DELTA (us)  SYSCALL'
-readonly EV_DASH='  ------------------- ------------------- ---------- ---------------- ----------  ----------------'
-
-# events_split FILE: FILE.report gets the statistics part (checked as
-# usual), and the events part is parsed (with awk: a full-rate run prints
-# hundreds of thousands of events).  EV_COUNT is the number of events;
-# when there are at most 10,000, the EV_* arrays get one entry per event
-# (EV_TID, EV_NAME, EV_CALL, EV_ENTRY, EV_EXIT, EV_DELTA, and EV_FRAMES with
-# the frames separated by '|').  EV_ERR is set on a layout error,
-# EV_WARNINGS to the lines after the events ('|'-separated).
-events_split() {
-    local f=$1 tid name call entry exit delta frames i=0
-
-    EV_TID=() EV_NAME=() EV_CALL=() EV_ENTRY=() EV_EXIT=() EV_DELTA=()
-    EV_FRAMES=() EV_ERR= EV_WARNINGS= EV_COUNT=0
-    awk '/^# SYSCALL EVENTS:$/ { exit } { print }' "$f" >"$f.report"
-    # The report part ends with the two blank lines before the events.
-    if grep -q '^# SYSCALL EVENTS:$' "$f"; then
-        head -n -2 "$f.report" >"$f.tmp" && mv "$f.tmp" "$f.report"
-    fi
-    awk -v hdr="$EV_HDR" -v dash="$EV_DASH" -v out="$f.ev" \
-        -v errf="$f.everr" -v warnf="$f.evwarn" '
-        function num(s) { gsub(/[ ,]/, "", s); return s }
-        function flush() {
-            if (have) { print ev "\t" frames > out }
-            have = 0; frames = ""
-        }
-        /^# SYSCALL EVENTS:$/ { on = 1; n = 0; next }
-        !on { next }
-        { n++ }
-        n == 1 { if ($0 != hdr) print "events header: " $0 > errf; next }
-        n == 2 { if ($0 != dash) print "events dashes: " $0 > errf; next }
-        length($0) >= 83 && substr($0, 1, 2) == "  " \
-            && substr($0, 22, 1) == " " && substr($0, 42, 1) == " " \
-            && substr($0, 53, 1) == " " && substr($0, 70, 1) == " " \
-            && substr($0, 81, 2) == "  " {
-            flush()
-            name = substr($0, 54, 16); sub(/ +$/, "", name)
-            ev = num(substr($0, 43, 10)) "\t" name "\t" \
-                 substr($0, 83) "\t" num(substr($0, 3, 19)) "\t" \
-                 num(substr($0, 23, 19)) "\t" num(substr($0, 71, 10))
-            have = 1; count++
-            next
-        }
-        /^          [^ ]/ && have { frames = frames substr($0, 11) "|"; next }
-        /^#/ || /^$/ { flush(); print > warnf; next }
-        { print "unexpected line in events: " $0 > errf }
-        END { flush(); print count + 0 }' "$f" >"$f.evcount"
-    EV_COUNT=$(<"$f.evcount")
-    [[ -s $f.everr ]] && EV_ERR=$(head -n 1 "$f.everr")
-    [[ -s $f.evwarn ]] && EV_WARNINGS=$(grep -v '^$' "$f.evwarn" | tr '\n' '|')
-    ((EV_COUNT > 0 && EV_COUNT <= 10000)) || return 0
-    while IFS=$'\t' read -r tid name call entry exit delta frames; do
-        EV_TID[i]=$tid EV_NAME[i]=$name EV_CALL[i]=$call
-        EV_ENTRY[i]=$entry EV_EXIT[i]=$exit EV_DELTA[i]=$delta
-        EV_FRAMES[i]=$frames
-        i=$((i + 1))
-    done <"$f.ev"
+# Syscall numbers of this architecture, from the C library's headers.
+syscall_nr() {
+    echo '#include <sys/syscall.h>' | gcc -E -dM - 2>/dev/null \
+        | awk -v n="__NR_$1" '$1 == "#define" && $2 == n { print $3 }'
 }
-
-# events_run TAG SAMPLE_TIME JOB ARGS...: one run with syscall events.
-events_run() {
-    local tag=$1 sample=$2 job=$3
-
-    shift 3
-    kd_begin "$tag" "$sample" -p "${WL_PID[main]}" "$@" || return 1
-    wl_cmd main "$job" || fail "$tag: job" "done" "$WL_REPLY_LINE"
-    wait_exit "$KD_PID" $((${sample%.*} + 60))
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    check_bpf_released "$tag"
-    events_split "$KD_OUT"
-    if kd_check_layout "$KD_OUT.report" "$sample"; then
-        pass "$tag: report layout"
-    else
-        fail "$tag: report layout: $LAYOUT_ERR"
-    fi
-    check_eq "$tag: events layout" "" "$EV_ERR"
-    kd_parse "$KD_OUT.report"
-}
-
-# events_of TID [SYSCALL]: indexes of the events of TID (and SYSCALL).
-events_of() {
-    local i
-
-    for i in "${!EV_TID[@]}"; do
-        if [[ ${EV_TID[i]} == "$1" && ( -z ${2:-} || ${EV_CALL[i]} == "$2" ) ]]
-        then
-            printf '%s ' "$i"
-        fi
-    done
-}
-
-# Every syscall counted in the statistics is either printed as an event or
-# counted as dropped in the warning: nothing is lost silently.  SPIN_ARGS
-# are extra options.
-events_accounting() {
-    local tag=$1 ms=$2 tid=${WL_TID[main:handler1]} counted dropped
-    local printed re count
-
-    shift 2
-    events_run "$tag" 1.5 "spin $ms" -s --stack-trace-size 0 "$@" || return
-    count=$(reply_field count)
-    check_syscall "$tag" handler1 "$tid" getppid "$count"
-    # The COUNT column of every SYSCALL STATISTICS row of every thread.
-    counted=$(awk '
-        / \[SYSCALL STATISTICS\]$/ { sys = 1; hdr = 1; next }
-        /^$/ { sys = 0; next }
-        sys && hdr { hdr = 0; next }
-        sys && !/TOTAL\( - poll\):/ { sum += $3 }
-        END { print sum + 0 }' "$KD_OUT.report")
-    printed=$EV_COUNT
-    re='# WARNING: Not all events were captured, ([0-9]+) were dropped!'
-    if [[ $(cat "$KD_OUT") =~ $re ]]; then
-        dropped=${BASH_REMATCH[1]}
-    else
-        dropped=0
-    fi
-    note "$tag: $count getppid() in $ms ms; $counted syscalls counted," \
-         "$printed events printed, $dropped dropped"
-    check_eq "$tag: events printed + dropped = syscalls counted" \
-             "$counted" $((printed + dropped))
-    DROPPED=$dropped
-}
-
-# events_json_run TAG SAMPLE_TIME JOB ARGS...: one --json run with syscall
-# events: the report's consistency (kd_json_check) and the events' form (a
-# text run checks their listing's layout); the report becomes the current
-# one.
-events_json_run() {
-    local tag=$1 sample=$2 job=$3
-
-    shift 3
-    kd_json_begin "$tag" "$sample" -p "${WL_PID[main]}" "$@" || return 1
-    wl_cmd main "$job" || fail "$tag: job" "done" "$WL_REPLY_LINE"
-    wait_exit "$KD_PID" $((${KD_SAMPLE%.*} + 60))
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    check_bpf_released "$tag"
-    if kd_json_check "$KD_OUT" "$KD_SAMPLE"; then
-        pass "$tag: report consistency (JSON)"
-    else
-        fail "$tag: report consistency (JSON): $JSON_ERR"
-    fi
-    check_eq "$tag: events well-formed" "" "$(jq -r '
-        if .syscall_events == null then "no syscall_events" else
-        .syscall_events[] | select((.tid | type) != "number"
-            or (.name | type) != "string" or (.syscall | type) != "string"
-            or (.number | type) != "number" or (.entry_ns | type) != "number"
-            or (.exit_ns | type) != "number" or .entry_ns > .exit_ns
-            or (.kernel_stack | type | IN("array", "null") | not)
-            or (.user_stack | type | IN("array", "null") | not))
-        | "bad event: \(tojson)" end' "$KD_OUT" 2>&1 | head -n 1)"
-    kd_json_use "$KD_OUT"
-}
-
-# json_events TID [SYSCALL]: how many events of TID (and SYSCALL) the
-# current JSON sample lists.
-json_events() {
-    jq --argjson tid "$1" --arg call "${2:-}" '[.syscall_events[]
-        | select(.tid == $tid and ($call == "" or .syscall == $call))]
-        | length' "$KD_JSON"
-}
-

@@ -184,3 +184,22 @@ scenario_long_run() {
                 $((${KD_SANITIZED:+262144} + 1024)) "$growth"
     check_bpf_released $tag
 }
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.
+
+# kd_wait_handler: waits until the tool catches SIGINT (a background job
+# starts with it ignored, so a signal sent earlier would be lost), while it
+# is still compiling.
+kd_wait_handler() {
+    local i mask
+
+    for ((i = 0; i < 1000; i++)); do
+        mask=$(awk '/^SigCgt:/ { print $2 }' /proc/"$KD_PID"/status \
+               2>/dev/null)
+        [[ -n $mask ]] && (((16#$mask & 2) != 0)) && return 0
+        kill -0 "$KD_PID" 2>/dev/null || return 1
+        nap 0.01
+    done
+    return 1
+}

@@ -2,9 +2,10 @@
 # shellcheck disable=SC2015  # "test && test || fail" is meant everywhere.
 # --long-poll-events: each long poll interval explained as it ends,
 # against ground truth.  The workload's "longpoll" job makes one interval
-# of known parts (a spin, one sleep, a wait behind pmd4 pinned to its CPU,
-# and with longpoll-stop a stop the scenario ends with SIGCONT) between
-# short ones, and reports its own schedstat around it (long_poll in JSON,
+# of known parts (a spin, one sleep, a wait behind pmd4, which holds its CPU
+# under SCHED_FIFO meanwhile so that nothing else can take it, and with
+# longpoll-stop a stop the scenario ends with SIGCONT) between short
+# ones, and reports its own schedstat around it (long_poll in JSON,
 # long_poll_wait in text); a real ovs-vswitchd is stopped for a known time
 # (long_poll_ovs).  Sourced by tests/e2e.sh.
 
@@ -191,8 +192,9 @@ scenario_long_poll() {
                  "$KD_OUT" | head -n 1)
     check_eq "$tag: the long interval (with tgkill): name and pid" \
              "revalidator2 $pid" "$(lr '"\(.name) \(.pid)"')"
+    # Switches the kernel made without the tracepoint are timed from its
+    # own counts: the parts below must hold all the same.
     if (($(lr .warnings.switches_missed) > 0)); then
-        LOST_SWITCH=1
         note "$tag: $(lr .warnings.switches_missed) switches not seen"
     fi
 
@@ -254,7 +256,7 @@ $LP_STOP - stopped $v)" 0 $((LP_STOP - v + MS)) \
                 "$(lr '.unaccounted_ns | fabs')"
     check_eq "$tag: its syscalls, exactly" \
              "clock_nanosleep:1 getpid:1 gettid:1 pread64:4\
- sched_setaffinity:1 setpriority:2 tgkill:1 others:0" \
+ sched_setaffinity:1 tgkill:1 others:0" \
              "$(lr '.other_syscalls.count as $o
                     | ([.syscalls[] | "\(.name):\(.count)"] | sort)
                       + ["others:\($o)"] | join(" ")')"
@@ -267,7 +269,8 @@ $LP_STOP - stopped $v)" 0 $((LP_STOP - v + MS)) \
     read -r p0 _ <<<"$p0"
     read -r p1 _ <<<"$p1"
     check_range "$tag: pmd4's share <= its run time (schedstat)" 1 \
-                $((p1 - p0 + tol)) "$(lr '.ran_instead[0].ns')"
+                $((p1 - p0 + tol)) \
+                "$(lr ".ran_instead[] | select(.tid == $pmd) | .ns")"
 
     # The dominant part: the largest of the truth, by design (the stop
     # was held 300 ms longer than all the rest); the truth must say so.

@@ -21,9 +21,7 @@ scenario_hostile_names() {
     kd_begin $tag 1 -p "$pid" --tid "$tid" --summary -s 0 || return
     wl_cmd main "rename handler5 $hex" || fail "$tag: job" done \
                                                "$WL_REPLY_LINE"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_finish "$tag" 30
     for file in "$KD_OUT" "$KD_ERR"; do
         check_eq "$tag: no ESC or BEL byte in ${file##*/}" 0 \
                  "$(tr -dc '\033\007' <"$file" | wc -c)"

@@ -11,9 +11,7 @@ scenario_summary() {
 
     kd_begin $tag 0.8 -p "${WL_PID[main]}" --summary || return
     wl_cmd main "contend 200 0" || fail "$tag: job"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_finish "$tag" 30
     # The report, then a blank line and the summary.
     awk '/^# SUMMARY:/ { exit } { print }' "$KD_OUT" | head -n -1 \
         >"$KD_OUT.report"
@@ -47,7 +45,8 @@ scenario_summary() {
 }
 
 # check_summary_ran TAG: who ran instead, after "contend" (urcu3 and pmd4
-# pinned to one CPU, nothing else there): each one held the CPU while the
+# pinned to one CPU under SCHED_RR, which no ordinary task can take from
+# them, whatever else runs on the machine): each one held the CPU while the
 # other waited, for most of its wait, and the worst line says so.
 check_summary_ran() {
     local tag=$1 u3=${WL_TID[main:urcu3]} p4=${WL_TID[main:pmd4]}

@@ -54,9 +54,7 @@ scenario_trigger_first_sample() {
         kd_start "$tag" -p "$pid" --skip-upcall-stats --json \
             --sample-count 3 --start-trigger u:kd_cycler:start \
             --stop-trigger u:kd_cycler:end
-        wait_exit "$KD_PID" 60
-        check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-        check_bpf_released "$tag"
+        kd_finish "$tag" 60
         check_eq "$tag: samples" 3 "$(jq -s length "$KD_OUT")"
         for i in 1 2 3; do
             counts=$(jq -r --argjson i "$i" --argjson tid "$tid" '
@@ -94,9 +92,7 @@ scenario_trigger_stop_only() {
         return
     fi
     wl_cmd main "traced 30 0" || fail "$tag: job" "done" "$WL_REPLY_LINE"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_finish "$tag" 30
     if kd_json_check_trigger "$KD_OUT" time trigger; then
         pass "$tag: report consistency (JSON)"
     else
@@ -126,9 +122,7 @@ scenario_trigger_delta() {
     nap 0.3
     wl_cmd main "traced 5 30" || fail "$tag: job" "done" "$WL_REPLY_LINE"
     job_ns=$(reply_field job_ns)
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_finish "$tag" 30
 
     kd_split_samples "$KD_OUT"
     check_eq "$tag: samples (one skipped, one reported)" 2 "$N_SAMPLES"
@@ -247,4 +241,159 @@ scenario_trigger_errors() {
     else
         skip "trigger_kprobe: this kernel has kprobes"
     fi
+}
+
+# ---------------------------------------------------------------------------
+# Helpers of this theme.
+
+# trigger_jobs TAG COUNT COMMAND: repeats the workload COMMAND until the
+# tool (--json) has printed COUNT samples or exited.  After each job it
+# waits until that job's sample is printed, so that each sample holds one
+# job: the capture is armed again before a sample is printed, and a job
+# that fired while the tool was still reading the previous sample was not
+# captured at all, and is simply repeated.
+trigger_jobs() {
+    local tag=$1 count=$2 cmd=$3 i j before
+
+    for ((i = 0; i < 200; i++)); do
+        before=$(kd_json_lines)
+        ((before >= count)) && return 0
+        kill -0 "$KD_PID" 2>/dev/null || return 0
+        wl_cmd main "$cmd" || fail "$tag: job" "done" "$WL_REPLY_LINE"
+        # Give the job's sample up to 6 s to be printed.
+        for ((j = 0; j < 300; j++)); do
+            (($(kd_json_lines) > before)) && break
+            kill -0 "$KD_PID" 2>/dev/null || return 0
+            nap 0.02
+        done
+    done
+    fail "$tag: $count samples within 200 jobs"
+}
+
+# run_trigger_scenario TAG SAMPLES JOB N START STOP ARGS...: runs the tool
+# with ARGS, --json and --sample-count SAMPLES, has the workload do JOB
+# until every sample is taken, and checks each sample: how it started and
+# stopped (START and STOP are "trigger" or "time"), the stop-start delta,
+# its consistency, and exactly N getppid() and nothing else for handler1.
+run_trigger_scenario() {
+    local tag=$1 samples=$2 job=$3 n=$4 start=$5 stop=$6 i f armed=1
+    local pid=${WL_PID[main]} tid=${WL_TID[main:handler1]}
+
+    shift 6
+    [[ " $* " == *" --start-trigger "* ]] && armed=2
+    kd_start "$tag" -p "$pid" --json --sample-count "$samples" "$@"
+    # Its programs attached, and the capture armed for the start trigger
+    # (or capturing, without one).
+    if ! kd_wait_attached $((10 + $(grep -o -- '--st[a-z]*-trigger' \
+                                     <<<"$*" | wc -l))) \
+       || ! kd_wait_capture "$armed" 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay attaches its trigger (exit $WAIT_RC:\
+ $(head -c 300 "$KD_OUT" "$KD_ERR" | tr '\n' ' '))"
+        return
+    fi
+    trigger_jobs "$tag" "$samples" "$job"
+    kd_finish "$tag" 30
+
+    kd_json_split "$KD_OUT"
+    check_eq "$tag: number of samples" "$samples" "$N_SAMPLES"
+    if [[ $N_SAMPLES != "$samples" ]]; then
+        note "$tag: stdout: $(head -c 300 "$KD_OUT" | tr '\n' '|')"
+        note "$tag: stderr: $(head -c 300 "$KD_ERR" | tr '\n' '|')"
+    fi
+    for ((i = 1; i <= N_SAMPLES; i++)); do
+        f=$KD_OUT.$i
+        if kd_json_check_trigger "$f" "$start" "$stop"; then
+            pass "$tag #$i: report consistency (JSON)"
+        else
+            fail "$tag #$i: report consistency (JSON): $JSON_ERR"
+            continue
+        fi
+        if [[ -n $TRIG_DELTA ]]; then
+            check_eq "$tag #$i: delta = stop - start" \
+                     $((TRIG_STOP - TRIG_START)) "$TRIG_DELTA"
+        fi
+        kd_json_use "$f"
+        check_present "$tag #$i" handler1 "$tid"
+        if [[ $stop == trigger ]]; then
+            # Nothing but the job between the triggers.
+            check_syscall_set "$tag #$i" handler1 "$tid" getppid
+        fi
+        check_syscall "$tag #$i" handler1 "$tid" getppid "$n"
+    done
+}
+
+# kd_json_check_trigger FILE START STOP: one sample of trigger mode: with
+# START "trigger", the sample started on the start trigger (its time in
+# window.start_trigger_ns), else on time (null); likewise STOP; with both,
+# trigger_delta_ns is given, else null; then kd_json_check FILE 0, as a text
+# sample of trigger mode is checked.  Sets TRIG_START, TRIG_STOP and
+# TRIG_DELTA (ns, or empty).
+kd_json_check_trigger() {
+    local file=$1 start=$2 stop=$3 want_delta=time
+
+    JSON_ERR=
+    read -r TRIG_START TRIG_STOP TRIG_DELTA < <(jq -r '.window
+        | [.start_trigger_ns, .stop_trigger_ns, .trigger_delta_ns]
+        | map(. // "-") | join(" ")' "$file" 2>/dev/null)
+    TRIG_START=${TRIG_START#-} TRIG_STOP=${TRIG_STOP#-}
+    TRIG_DELTA=${TRIG_DELTA#-}
+    [[ $start == trigger && $stop == trigger ]] && want_delta=trigger
+    kd_trigger_field start_trigger_ns "$start" "$TRIG_START" || return 1
+    kd_trigger_field stop_trigger_ns "$stop" "$TRIG_STOP" || return 1
+    kd_trigger_field trigger_delta_ns "$want_delta" "$TRIG_DELTA" || return 1
+    kd_json_check "$file" 0
+}
+
+# kd_trigger_field NAME trigger|time VALUE: VALUE is a number for
+# "trigger", nothing for "time"; else JSON_ERR is set and it returns 1.
+kd_trigger_field() {
+    if [[ $2 == trigger ]] && ! is_uint "$3"; then
+        JSON_ERR="window.$1 should be a time, is '${3:-null}'"
+        return 1
+    elif [[ $2 != trigger && -n $3 ]]; then
+        JSON_ERR="window.$1 should be null, is '$3'"
+        return 1
+    fi
+}
+
+# kd_check_trigger_sample FILE START STOP: checks the timestamp lines of one
+# sample of trigger mode: "# Start sampling (trigger@NS)" when START is
+# "trigger" (else the plain form), likewise for STOP, then "# Triggered
+# sample dump, stop-start delta N ns" (both triggers) or "# Sample dump";
+# then the rest of the layout as kd_check_layout checks it.  Sets TRIG_START
+# and TRIG_STOP (ns, or empty) and TRIG_DELTA (ns, or empty).
+kd_check_trigger_sample() {
+    local file=$1 start=$2 stop=$3 norm=$1.norm
+    local -a L
+    local re_start='^# Start sampling \(trigger@([0-9]+)\) @'
+    local re_stop='^# Stop sampling \(trigger@([0-9]+)\) @'
+    local re_delta='^# Triggered sample dump, stop-start delta ([0-9,]+) ns @'
+
+    mapfile -t L <"$file"
+    TRIG_START= TRIG_STOP= TRIG_DELTA= LAYOUT_ERR=
+    if [[ $start == trigger ]]; then
+        [[ ${L[0]} =~ $re_start ]] \
+            || layout_error 0 "expected '# Start sampling (trigger@NS)'" \
+            || return
+        TRIG_START=${BASH_REMATCH[1]}
+    fi
+    if [[ $stop == trigger ]]; then
+        [[ ${L[1]} =~ $re_stop ]] \
+            || layout_error 1 "expected '# Stop sampling (trigger@NS)'" \
+            || return
+        TRIG_STOP=${BASH_REMATCH[1]}
+    fi
+    if [[ $start == trigger && $stop == trigger ]]; then
+        [[ ${L[2]} =~ $re_delta ]] \
+            || layout_error 2 "expected '# Triggered sample dump, stop-start\
+ delta N ns'" || return
+        TRIG_DELTA=${BASH_REMATCH[1]//,/}
+    fi
+    # The rest is laid out as in time mode: check it so, with the trigger
+    # parts taken out of the timestamp lines.
+    sed -E '1s/ \(trigger@[0-9]+\)//; 2s/ \(trigger@[0-9]+\)//;
+            3s/^# Triggered sample dump, stop-start delta [0-9,]+ ns/# Sample dump/' \
+        "$file" >"$norm"
+    kd_check_layout "$norm" 0
 }

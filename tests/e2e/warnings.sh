@@ -30,9 +30,7 @@ scenario_map_full() {
     kd_start $tag -p "${WL_PID[main]}" --sample-time 1 --max-threads 64
     kd_wait_started 30 || { fail "$tag: kernel_delay starts"; return; }
     wl_cmd main "spawn-many 150" || fail "$tag: job" "done" "$WL_REPLY_LINE"
-    wait_exit "$KD_PID" 30
-    check_eq "$tag: kernel_delay exit status" 0 "$WAIT_RC"
-    check_bpf_released $tag
+    kd_finish "$tag" 30
     re='# WARNING: ([0-9]+) events were not counted because eBPF maps were full: ([a-z 0-9]+)\.'
     if [[ $(tr '\n' ' ' <"$KD_OUT") =~ $re ]]; then
         lost=${BASH_REMATCH[1]}

@@ -68,6 +68,8 @@ test_capture_source_headers(void)
                    "offsetof(struct task_struct, tgid)\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_IRQ_NAME     "
                    "offsetof(struct irqaction, name)\n");
+    CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_SUM_EXEC "
+                   "offsetof(struct task_struct, se.sum_exec_runtime)\n");
     CHECK_CONTAINS(text, "\n#define KD_MAX_THREADS      8192\n");
     CHECK_CONTAINS(text, "\n#define KD_MAX_SYSCALLS     65536\n");
     CHECK_CONTAINS(text, "\n#define KD_MAX_IRQS         16384\n");
@@ -98,6 +100,8 @@ test_capture_source_btf(void)
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "80");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "120");
     snprintf(l.regs_rc, sizeof l.regs_rc, "80");
+    snprintf(l.task_sum_exec, sizeof l.task_sum_exec, "232");
+    snprintf(l.task_pcount, sizeof l.task_pcount, "1008");
 
     CHECK_INT(capture_source(&kd_options_defaults, 4321, &l, NULL, false,
                                 &text, &error), 0);
@@ -117,6 +121,8 @@ test_capture_source_btf(void)
     CHECK_CONTAINS(text, "\n#define KD_OFF_IRQ_NAME     80\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_SYSCALL_NR   120\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_REGS_RC      80\n");
+    CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_SUM_EXEC 232\n");
+    CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_PCOUNT  1008\n");
     CHECK_CONTAINS(text, "\n#define KD_MAX_THREADS      8192\n");
 #if defined(__x86_64__)
     CHECK_CONTAINS(text, "\n#define KD_SYSCALL_POLL     7\n");

@@ -37,6 +37,10 @@ test_layout_headers(void)
                   "sizeof(((struct task_struct *) 0)->state)");
     }
     CHECK_STR(l.irqaction_name, "offsetof(struct irqaction, name)");
+    CHECK_STR(l.task_sum_exec,
+              "offsetof(struct task_struct, se.sum_exec_runtime)");
+    CHECK_STR(l.task_pcount,
+              "offsetof(struct task_struct, sched_info.pcount)");
 #if defined(__x86_64__)
     CHECK_STR(l.syscall_nr, "offsetof(struct pt_regs, orig_ax)");
     CHECK_STR(l.regs_rc, "offsetof(struct pt_regs, ax)");

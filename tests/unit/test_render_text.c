@@ -57,11 +57,13 @@ test_render_text_sample(void)
         "#          The statistics above miss those events.\n"
         "\n# WARNING: kernel_delay's eBPF programs did not see 3 context "
         "switches\n"
-        "#          of the traced threads (a thread switched out without "
-        "having switched\n"
-        "#          in, or in twice): the RUN and READY counts above are "
-        "short by\n"
-        "#          as many.\n");
+        "#          of the traced threads, which the kernel made without "
+        "running\n"
+        "#          the sched_switch tracepoint: a turn whose start was not "
+        "seen is timed\n"
+        "#          by the kernel's own run time of its thread; a thread "
+        "seen switching\n"
+        "#          in twice is one RUN and READY short.\n");
     CHECK_STR(kd_ds_cstr(&ds), kd_ds_cstr(&expected));
     CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "\033");
     CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "\a");
@@ -233,9 +235,13 @@ test_render_text_watch_end(void)
         "\n# 0 long poll intervals reported.\n"
         "\n# WARNING: kernel_delay's eBPF programs did not see 2 context "
         "switches\n"
-        "#          of the traced threads: the intervals above may miss "
-        "part of their\n"
-        "#          time (then unaccounted).\n"
+        "#          of the traced threads, which the kernel made without "
+        "running\n"
+        "#          the sched_switch tracepoint: a turn whose start was not "
+        "seen is timed\n"
+        "#          by the kernel's own run time of its thread; what is "
+        "still not\n"
+        "#          known is unaccounted.\n"
         "\n# WARNING: Not all events were captured, 3 were dropped!\n"
         "#          Increase the BPF ring buffer size with the "
         "--buffer-page-count option.\n");
