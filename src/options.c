@@ -256,6 +256,10 @@ static const char kd_help_intro[] =
 "poll-to-poll gaps, time on CPU, waiting in the run queue and stopped, and\n"
 "hard and soft interrupt time.  See kernel_delay(8).\n"
 "\n"
+"Durations (DURATION_NS, SECONDS) take a unit, ns, us, ms or s, right after\n"
+"the number: 50ms, 1.5s.  A plain number keeps the option's own unit:\n"
+"nanoseconds for DURATION_NS (1e6 is 1 ms), seconds for SECONDS.\n"
+"\n"
 "options:\n";
 
 struct kd_needs
@@ -369,6 +373,137 @@ kd_parse_seconds(const char *s, double min, double max, double *out)
         return ERANGE;
     }
     if (!isfinite(value) || value < min || value > max) {
+        return ERANGE;
+    }
+    *out = value;
+    return 0;
+}
+
+/* The units of a duration, as powers of ten of a nanosecond. */
+static const struct {
+    const char *name;
+    int exp10;
+} kd_duration_units[] = {
+    { "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 },
+};
+
+bool
+kd_duration_has_unit(const char *s)
+{
+    size_t len = strlen(s);
+
+    return len && s[len - 1] == 's';
+}
+
+/* The number of a duration, as scanned: its digits (the fraction's
+ * included, the point skipped) from 'digits' to 'end', and the power of
+ * ten they are to be multiplied by, in nanoseconds. */
+struct kd_duration_number {
+    bool negative;
+    const char *digits, *end;
+    long exp10;
+};
+
+/* Scans 's' into 'n'.  Returns 0 or EINVAL. */
+static int
+kd_duration_scan(const char *s, struct kd_duration_number *n)
+{
+    const char *p = s;
+    size_t n_int, n_frac = 0;
+    long exp = 0;
+
+    n->negative = *p == '-';
+    p += *p == '-' || *p == '+';
+    n->digits = p;
+    n_int = strspn(p, "0123456789");
+    p += n_int;
+    if (*p == '.') {
+        n_frac = strspn(p + 1, "0123456789");
+        p += 1 + n_frac;
+    }
+    n->end = p;
+    if (!n_int && !n_frac) {
+        return EINVAL;
+    }
+    if (*p == 'e' || *p == 'E') {
+        bool minus = p[1] == '-';
+
+        p += 1 + (p[1] == '-' || p[1] == '+');
+        if (!isdigit((unsigned char) *p)) {
+            return EINVAL;
+        }
+        for (; isdigit((unsigned char) *p); p++) {
+            /* Far beyond any duration either way: stop growing. */
+            exp = exp < 100000 ? exp * 10 + (*p - '0') : exp;
+        }
+        exp = minus ? -exp : exp;
+    }
+    n->exp10 = exp - (long) n_frac;
+    if (*p) {
+        size_t i;
+
+        for (i = 0; i < KD_ARRAY_SIZE(kd_duration_units); i++) {
+            if (!strcmp(p, kd_duration_units[i].name)) {
+                n->exp10 += kd_duration_units[i].exp10;
+                break;
+            }
+        }
+        if (i == KD_ARRAY_SIZE(kd_duration_units)) {
+            return EINVAL;
+        }
+    }
+    return 0;
+}
+
+int
+kd_parse_duration_ns(const char *s, uint64_t max, uint64_t *out)
+{
+    struct kd_duration_number n;
+    const char *first = NULL, *last = NULL;
+    uint64_t value = 0;
+    long exp10;
+    int error = kd_duration_scan(s, &n);
+
+    if (error) {
+        return error;
+    }
+    /* The significant digits, from 'first' to 'last', leading and
+     * trailing zeros left out (those trailing count in the exponent). */
+    exp10 = n.exp10;
+    for (const char *p = n.digits; p < n.end; p++) {
+        if (*p != '.' && *p != '0') {
+            first = first ? first : p;
+            last = p;
+        }
+    }
+    if (!first) {
+        *out = 0;
+        return 0;
+    }
+    if (n.negative) {
+        return ERANGE;
+    }
+    for (const char *p = last + 1; p < n.end; p++) {
+        exp10 += *p != '.';
+    }
+    if (exp10 < 0) {
+        return EDOM;
+    }
+    for (const char *p = first; p <= last; p++) {
+        if (*p == '.') {
+            continue;
+        } else if (value > (UINT64_MAX - (*p - '0')) / 10) {
+            return ERANGE;
+        }
+        value = value * 10 + (*p - '0');
+    }
+    for (; exp10 > 0; exp10--) {
+        if (value > UINT64_MAX / 10) {
+            return ERANGE;
+        }
+        value *= 10;
+    }
+    if (value > max) {
         return ERANGE;
     }
     *out = value;
@@ -537,13 +672,79 @@ kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
     }
 }
 
+/* Why duration 'arg' is not a whole number of nanoseconds. */
+static int
+kd_duration_fraction_error(FILE *err, const struct kd_option_def *def,
+                           const char *arg)
+{
+    char why[160];
+
+    snprintf(why, sizeof why, "invalid duration '%.40s': not a whole "
+             "number of nanoseconds", arg);
+    return kd_arg_error(err, def, why);
+}
+
+/* A duration in nanoseconds, with the reference's messages for what its
+ * unsigned_int() rejects and ours for the units it does not know. */
+static int
+kd_get_duration_ns(FILE *err, const struct kd_option_def *def,
+                   const char *arg, uint64_t max, uint64_t *out)
+{
+    char why[160];
+
+    switch (kd_parse_duration_ns(arg, max, out)) {
+    case 0:
+        return -1;
+    case EDOM:
+        return kd_duration_fraction_error(err, def, arg);
+    case EINVAL:
+        if (!isdigit((unsigned char) arg[strspn(arg, "+-.")])) {
+            return kd_arg_error(err, def, "must be an integer");
+        }
+        snprintf(why, sizeof why, "invalid duration '%.40s': a number "
+                 "then, with no space, ns, us, ms or s (50ms, 1.5s, 1e6)",
+                 arg);
+        return kd_arg_error(err, def, why);
+    default:
+        if (arg[0] == '-') {
+            return kd_arg_error(err, def, "must be positive");
+        }
+        snprintf(why, sizeof why, "must be at most %" PRIu64, max);
+        return kd_arg_error(err, def, why);
+    }
+}
+
+/* A duration in seconds: a plain number as the reference's float() takes
+ * it, or one with a unit (kd_parse_duration_ns()). */
+static int
+kd_parse_seconds_or_unit(const char *arg, double min, double *out)
+{
+    uint64_t ns;
+    int error;
+
+    if (!kd_duration_has_unit(arg)) {
+        return kd_parse_seconds(arg, min, KD_MAX_SECONDS, out);
+    }
+    error = kd_parse_duration_ns(arg, KD_MAX_SECONDS * UINT64_C(1000000000),
+                                 &ns);
+    if (error) {
+        return error;
+    } else if (ns / 1e9 < min) {
+        return ERANGE;
+    }
+    *out = ns / 1e9;
+    return 0;
+}
+
 static int
 kd_get_seconds(FILE *err, const struct kd_option_def *def, const char *arg,
                double min, double *out)
 {
     char why[128];
 
-    switch (kd_parse_seconds(arg, min, KD_MAX_SECONDS, out)) {
+    switch (kd_parse_seconds_or_unit(arg, min, out)) {
+    case EDOM:
+        return kd_duration_fraction_error(err, def, arg);
     case 0:
         return -1;
     case EINVAL:
@@ -782,7 +983,7 @@ kd_apply_duration_ns(struct kd_options *o, const struct kd_option_def *def,
     int status = -1;
 
     if (arg) {
-        status = kd_get_uint(err, def, arg, def->min, def->max, &u);
+        status = kd_get_duration_ns(err, def, arg, def->max, &u);
     }
     *(uint64_t *) kd_option_field(o, def) = u;
     return status;

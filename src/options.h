@@ -111,4 +111,16 @@ void kd_options_destroy(struct kd_options *options);
 int kd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int kd_parse_seconds(const char *s, double min, double max, double *out);
 
+/* A duration: a decimal number (digits, an optional fraction, an optional
+ * exponent: "50", "1.5", "1e6"), then, with nothing between, an optional
+ * unit "ns", "us", "ms" or "s"; a number without a unit is in
+ * nanoseconds.  It must be a whole number of nanoseconds at most 'max'.
+ * Computed exactly, without floating point.  Returns 0, EINVAL (not a
+ * duration), ERANGE (negative and not zero, or above 'max') or EDOM (a
+ * fraction of a nanosecond: "1.5ns"). */
+int kd_parse_duration_ns(const char *s, uint64_t max, uint64_t *out);
+
+/* Whether 's' ends with a duration unit (all of them end in 's'). */
+bool kd_duration_has_unit(const char *s);
+
 #endif /* options.h */

@@ -53,6 +53,11 @@ static const char help_rest[] =
     "and\n"
     "hard and soft interrupt time.  See kernel_delay(8).\n"
     "\n"
+    "Durations (DURATION_NS, SECONDS) take a unit, ns, us, ms or s, right "
+    "after\n"
+    "the number: 50ms, 1.5s.  A plain number keeps the option's own unit:\n"
+    "nanoseconds for DURATION_NS (1e6 is 1 ms), seconds for SECONDS.\n"
+    "\n"
     "options:\n"
     "  -h, --help            show this help message and exit\n"
     "  -D [DEBUG], --debug [DEBUG]\n"
@@ -986,8 +991,11 @@ test_options_long_poll(void)
     needs = kd_options_needs(&o);
     CHECK(needs.acct && needs.ran);
 
+    /* A unit is taken (it was refused before units were). */
+    PARSE_OK(&o, "--long-poll-events=1s", NULL);
+    CHECK_UINT(o.long_poll_ns, 1000000000);
     CHECK_USAGE_ERROR("argument --long-poll-events: must be an integer",
-                      "--long-poll-events=1s", NULL);
+                      "--long-poll-events=s", NULL);
     CHECK_USAGE_ERROR("argument --long-poll-events: must be positive",
                       "--long-poll-events", "-5", NULL);
     CHECK_USAGE_ERROR("argument --long-poll-events: not allowed with "
@@ -1010,6 +1018,163 @@ test_options_long_poll(void)
                       "--histogram", NULL);
     CHECK_USAGE_ERROR("ambiguous option: --l could match --list-probes, "
                       "--long-poll-events", "--l", NULL);
+}
+
+/* Durations with units, computed exactly. */
+static void
+test_parse_duration_ns(void)
+{
+    static const struct {
+        const char *s;
+        uint64_t ns;
+    } good[] = {
+        { "0", 0 }, { "7", 7 }, { "+7", 7 }, { "007", 7 }, { "-0", 0 },
+        { "-0ms", 0 }, { "0.0", 0 }, { "0e999999999999", 0 },
+        { "1e6", 1000000 }, { "1E6", 1000000 }, { "1e+6", 1000000 },
+        { "1.5e3", 1500 }, { "1000e-3", 1 }, { "1500e-3ms", 1500000 }, { "1.0", 1 }, { "5.", 5 },
+        { "50ns", 50 }, { "50us", 50000 }, { "50ms", 50000000 },
+        { "2s", 2000000000 }, { "1.5ms", 1500000 }, { ".5us", 500 },
+        { "0.000001s", 1000 }, { "1e-3s", 1000000 }, { "1E3us", 1000000 },
+        { "0.000000001s", 1 }, { "1500.0ns", 1500 },
+        { "9223372036854775807", UINT64_MAX / 2 },
+        { "9223372036.854775807s", UINT64_MAX / 2 },
+        { "922337203685477580.7e1", UINT64_MAX / 2 },
+    };
+    static const struct {
+        const char *s;
+        int error;
+    } bad[] = {
+        { "", EINVAL }, { "+", EINVAL }, { "-", EINVAL }, { ".", EINVAL },
+        { "ms", EINVAL }, { "s", EINVAL }, { ".ms", EINVAL },
+        { "5 ms", EINVAL }, { " 5ms", EINVAL }, { "5ms ", EINVAL },
+        { "5msx", EINVAL }, { "5m", EINVAL }, { "5sec", EINVAL },
+        { "5MS", EINVAL }, { "5Ms", EINVAL }, { "5h", EINVAL },
+        { "1e", EINVAL }, { "1e+", EINVAL }, { "1ems", EINVAL },
+        { "0x10", EINVAL }, { "1,5ms", EINVAL }, { "1..5", EINVAL },
+        { "++5", EINVAL }, { "inf", EINVAL }, { "nan", EINVAL },
+        { "5nss", EINVAL }, { "1e3.5", EINVAL },
+        { "1.5ns", EDOM }, { "1.5", EDOM }, { "0.1", EDOM },
+        { "1e-1", EDOM }, { "0.0000000001s", EDOM }, { "1e-999999999s", EDOM },
+        { "-1", ERANGE }, { "-1ms", ERANGE }, { "-0.5ns", ERANGE },
+        { "9223372036854775808", ERANGE }, { "9223372036.854775808s", ERANGE },
+        { "18446744073709551616", ERANGE }, { "1e30", ERANGE },
+        { "1e999999999999999999999", ERANGE },
+        { "99999999999999999999999999999999ms", ERANGE },
+    };
+    uint64_t u;
+
+    for (size_t i = 0; i < KD_ARRAY_SIZE(good); i++) {
+        u = 99;
+        if (!CHECK_INT(kd_parse_duration_ns(good[i].s, UINT64_MAX / 2, &u),
+                       0)) {
+            printf("  (for \"%s\")\n", good[i].s);
+        }
+        if (!CHECK_UINT(u, good[i].ns)) {
+            printf("  (for \"%s\")\n", good[i].s);
+        }
+    }
+    for (size_t i = 0; i < KD_ARRAY_SIZE(bad); i++) {
+        u = 99;
+        if (!CHECK_INT(kd_parse_duration_ns(bad[i].s, UINT64_MAX / 2, &u),
+                       bad[i].error)) {
+            printf("  (for \"%s\")\n", bad[i].s);
+        }
+        if (!CHECK_UINT(u, 99)) {
+            printf("  (for \"%s\")\n", bad[i].s);
+        }
+    }
+    CHECK_INT(kd_parse_duration_ns("10ns", 10, &u), 0);
+    CHECK_INT(kd_parse_duration_ns("11ns", 10, &u), ERANGE);
+    CHECK_INT(kd_parse_duration_ns("18446744073709551615", UINT64_MAX, &u),
+              0);
+    CHECK_UINT(u, UINT64_MAX);
+    CHECK_INT(kd_parse_duration_ns("18446744073709551616", UINT64_MAX, &u),
+              ERANGE);
+    CHECK_INT(kd_parse_duration_ns("18446744073.709551616s", UINT64_MAX,
+                                   &u), ERANGE);
+    CHECK(kd_duration_has_unit("5ms") && kd_duration_has_unit("s"));
+    CHECK(!kd_duration_has_unit("5") && !kd_duration_has_unit(""));
+}
+
+/* Every duration option takes units; a plain number keeps its unit. */
+static void
+test_options_durations(void)
+{
+    struct kd_options o;
+
+    PARSE_OK(&o, "--long-poll-events", "50ms", NULL);
+    CHECK_UINT(o.long_poll_ns, 50000000);
+    PARSE_OK(&o, "--long-poll-events", "1e6", NULL);
+    CHECK_UINT(o.long_poll_ns, 1000000);
+    PARSE_OK(&o, "--long-poll-events", "50000000", NULL);
+    CHECK_UINT(o.long_poll_ns, 50000000);
+    PARSE_OK(&o, "-s", "1.5ms", NULL);
+    CHECK(o.syscall_events);
+    CHECK_UINT(o.syscall_events_ns, 1500000);
+    PARSE_OK(&o, "-s1000", NULL);
+    CHECK_UINT(o.syscall_events_ns, 1000);
+    PARSE_OK(&o, "--syscall-events=2us", NULL);
+    CHECK_UINT(o.syscall_events_ns, 2000);
+    PARSE_OK(&o, "--trigger-delta", "1s", NULL);
+    CHECK_UINT(o.trigger_delta, 1000000000);
+    PARSE_OK(&o, "--trigger-delta", "300", NULL);
+    CHECK_UINT(o.trigger_delta, 300);
+
+    /* Seconds: a plain number is seconds, as before. */
+    PARSE_OK(&o, "--sample-time", "500ms", NULL);
+    CHECK_DOUBLE(o.sample_time, 0.5);
+    PARSE_OK(&o, "--sample-time", "2", NULL);
+    CHECK_DOUBLE(o.sample_time, 2);
+    PARSE_OK(&o, "--sample-time", "1ns", NULL);
+    CHECK_DOUBLE(o.sample_time, 1e-9);
+    PARSE_OK(&o, "--sample-interval", "1.5s", NULL);
+    CHECK_DOUBLE(o.sample_interval, 1.5);
+    PARSE_OK(&o, "--sample-interval", "0us", NULL);
+    CHECK_DOUBLE(o.sample_interval, 0);
+    PARSE_OK(&o, "--sample-interval", "31536000s", NULL);
+    CHECK_DOUBLE(o.sample_interval, 31536000);
+
+    CHECK_USAGE_ERROR("argument --long-poll-events: invalid duration "
+                      "'5 ms': a number then, with no space, ns, us, ms or "
+                      "s (50ms, 1.5s, 1e6)", "--long-poll-events", "5 ms",
+                      NULL);
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: invalid duration "
+                      "'1.5ns': not a whole number of nanoseconds", "-s",
+                      "1.5ns", NULL);
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: invalid duration "
+                      "'1.5': not a whole number of nanoseconds", "-s",
+                      "1.5", NULL);
+    CHECK_USAGE_ERROR("argument --trigger-delta: must be an integer",
+                      "--trigger-delta", "ms", NULL);
+    CHECK_USAGE_ERROR("argument --trigger-delta: must be positive",
+                      "--trigger-delta=-1ms", NULL);
+    CHECK_USAGE_ERROR("argument --trigger-delta: invalid duration '10sec': "
+                      "a number then, with no space, ns, us, ms or s "
+                      "(50ms, 1.5s, 1e6)", "--trigger-delta", "10sec",
+                      NULL);
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: must be at most "
+                      "9223372036854775807", "-s", "1e19", NULL);
+    CHECK_USAGE_ERROR("argument -s/--syscall-events: must be at most "
+                      "9223372036854775807", "-s", "9223372037s", NULL);
+    /* "-1ms" is no negative number to argparse: an option. */
+    CHECK_USAGE_ERROR("unrecognized arguments: -1ms", "-s", "-1ms", NULL);
+
+    CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
+                      "at most 31536000 seconds", "--sample-time", "0ms",
+                      NULL);
+    CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
+                      "at most 31536000 seconds", "--sample-time",
+                      "31536000001ms", NULL);
+    CHECK_USAGE_ERROR("argument --sample-interval: must be 0 or more and "
+                      "at most 31536000 seconds", "--sample-interval=-1s",
+                      NULL);
+    CHECK_USAGE_ERROR("argument --sample-time: invalid duration '0.1ns': "
+                      "not a whole number of nanoseconds", "--sample-time",
+                      "0.1ns", NULL);
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: "
+                      "'5 ms'", "--sample-time", "5 ms", NULL);
+    CHECK_USAGE_ERROR("argument --sample-time: invalid float value: "
+                      "'5hours'", "--sample-time", "5hours", NULL);
 }
 
 static const struct test tests[] = {
@@ -1040,6 +1205,8 @@ static const struct test tests[] = {
     TEST(test_options_max_threads),
     TEST(test_options_ours),
     TEST(test_options_long_poll),
+    TEST(test_parse_duration_ns),
+    TEST(test_options_durations),
 };
 
 CHECK_SUITE(options, tests)
