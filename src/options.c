@@ -1143,6 +1143,97 @@ kd_option_value(const struct kd_option_def *def, int argc, char *argv[],
     return -1;
 }
 
+#define KD_MIN(A, B) ((A) < (B) ? (A) : (B))
+
+size_t
+kd_edit_distance(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    size_t d[KD_EDIT_DISTANCE_MAX + 1][KD_EDIT_DISTANCE_MAX + 1];
+
+    if (a_len > KD_EDIT_DISTANCE_MAX || b_len > KD_EDIT_DISTANCE_MAX) {
+        return SIZE_MAX;
+    }
+    for (size_t i = 0; i <= a_len; i++) {
+        for (size_t j = 0; j <= b_len; j++) {
+            size_t best;
+
+            if (!i || !j) {
+                d[i][j] = i + j;
+                continue;
+            }
+            best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            best = KD_MIN(best, d[i - 1][j] + 1);
+            best = KD_MIN(best, d[i][j - 1] + 1);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2]
+                && a[i - 2] == b[j - 1]) {
+                best = KD_MIN(best, d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    return d[a_len][b_len];
+}
+
+/* How far 'name' is from option 'def': from its whole name, or from the
+ * start of it that 'name' may abbreviate ("--sampel" for "--sample-..."). */
+static size_t
+kd_option_distance(const char *name, size_t len,
+                   const struct kd_option_def *def)
+{
+    size_t full = strlen(def->long_name);
+    size_t d = kd_edit_distance(name, len, def->long_name, full);
+
+    if (len < full) {
+        d = KD_MIN(d, kd_edit_distance(name, len, def->long_name, len));
+    }
+    return d;
+}
+
+bool
+kd_options_suggest(const char *name, size_t len, struct kd_ds *ds)
+{
+    size_t best = SIZE_MAX, n = 0, seen = 0;
+
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        best = KD_MIN(best, kd_option_distance(name, len, &kd_option_defs[i]));
+    }
+    /* As git: close enough that a typo is likely (here at most two edits,
+     * and fewer than half the name's letters). */
+    if (best > 2 || 2 * best >= len) {
+        return false;
+    }
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        n += kd_option_distance(name, len, &kd_option_defs[i]) == best;
+    }
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        if (kd_option_distance(name, len, &kd_option_defs[i]) == best) {
+            seen++;
+            kd_ds_put_format(ds, "%s--%s",
+                             seen == 1 ? "" : seen == n ? " or " : ", ",
+                             kd_option_defs[i].long_name);
+        }
+    }
+    return true;
+}
+
+/* After "unrecognized arguments": for 'word', if it is a long option
+ * misspelt, the closest ones. */
+static void
+kd_put_suggestion(struct kd_ds *hints, const char *word)
+{
+    struct kd_ds names = KD_DS_EMPTY_INITIALIZER;
+    const char *name = word + 2;
+    size_t len = strcspn(name, "=");
+
+    if (!strncmp(word, "--", 2) && len
+        && kd_options_suggest(name, len, &names)) {
+        kd_ds_put_format(hints, "kernel_delay: unknown option --%.*s: did "
+                         "you mean %s?\n", (int) len, name,
+                         kd_ds_cstr(&names));
+    }
+    kd_ds_destroy(&names);
+}
+
 /* Like argparse, words that are no option, or no option's value, are
  * collected and reported together once all options are parsed. */
 static void
@@ -1192,6 +1283,7 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
                  FILE *out, FILE *err)
 {
     struct kd_ds extras = KD_DS_EMPTY_INITIALIZER;
+    struct kd_ds hints = KD_DS_EMPTY_INITIALIZER;
     int given_at[KD_N_OPTIONS] = { 0 };
     int status = -1;
 
@@ -1215,6 +1307,7 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
             break;
         } else if (!def) {
             kd_add_extra(&extras, word);
+            kd_put_suggestion(&hints, word);
             continue;
         }
         status = kd_option_value(def, argc, argv, &i, &arg, err);
@@ -1233,8 +1326,10 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
     if (status < 0 && extras.length) {
         status = kd_usage_error(err, "unrecognized arguments: %s",
                                 kd_ds_cstr(&extras));
+        fputs(kd_ds_cstr(&hints), err);
     }
     kd_ds_destroy(&extras);
+    kd_ds_destroy(&hints);
     if (status >= 0) {
         /* The caller exits at once: leave nothing to free. */
         kd_options_destroy(options);

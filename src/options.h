@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct kd_ds;
+
 /* Command line options; the names, defaults and meanings are those of the
  * reference kernel_delay.py.  kd_options_defaults holds the defaults. */
 struct kd_options {
@@ -98,6 +100,20 @@ struct kd_needs kd_options_needs(const struct kd_options *);
 /* Smallest power of two >= n (n = 0 gives 1), as the reference rounds
  * --buffer-page-count. */
 unsigned int kd_next_power_of_two(unsigned int n);
+
+/* The edit distance between 'a' (of 'a_len' bytes) and 'b' (of 'b_len'
+ * bytes): insertions, deletions, substitutions and transpositions of two
+ * adjacent bytes each count 1 (optimal string alignment).  Either length
+ * above KD_EDIT_DISTANCE_MAX gives SIZE_MAX. */
+#define KD_EDIT_DISTANCE_MAX 64
+size_t kd_edit_distance(const char *a, size_t a_len,
+                        const char *b, size_t b_len);
+
+/* The long options closest to the unknown option name 'name' ("sampel-time",
+ * without "--" or "=VALUE"), as git suggests commands: appended to 'ds' as
+ * "--sample-time", or "--a or --b" for a tie.  Returns false, appending
+ * nothing, when none is close enough to be meant. */
+bool kd_options_suggest(const char *name, size_t len, struct kd_ds *ds);
 
 /* Frees what kd_options_parse() allocated in 'options'. */
 void kd_options_destroy(struct kd_options *options);

@@ -217,6 +217,31 @@ usage_error_at(const char *file, int line, const char *message, ...)
     usage_error_at(__FILE__, __LINE__, (MESSAGE), __VA_ARGS__, \
                    (char *) NULL)
 
+/* As usage_error_at(), with 'hint' (lines) after the error line. */
+static void
+usage_error_hint_at(const char *file, int line, const char *message,
+                    const char *hint, ...)
+{
+    struct parse_result r;
+    va_list args;
+    char *expected;
+
+    va_start(args, hint);
+    parse_va(&r, args);
+    va_end(args);
+    expected = kd_xasprintf("%skernel_delay: error: %s\n%s", USAGE, message,
+                            hint);
+    check_int(r.status, 2, "kd_options_parse() status", file, line);
+    check_str(r.out, "", "output", file, line);
+    check_str(r.err, expected, "error output", file, line);
+    free(expected);
+    parse_result_destroy(&r);
+}
+
+#define CHECK_USAGE_ERROR_HINT(MESSAGE, HINT, ...) \
+    usage_error_hint_at(__FILE__, __LINE__, (MESSAGE), (HINT), __VA_ARGS__, \
+                        (char *) NULL)
+
 static void
 test_options_defaults(void)
 {
@@ -1177,6 +1202,70 @@ test_options_durations(void)
                       "'5hours'", "--sample-time", "5hours", NULL);
 }
 
+/* Edit distances, as worked out by hand. */
+static void
+test_edit_distance(void)
+{
+#define DIST(A, B) kd_edit_distance((A), strlen(A), (B), strlen(B))
+    CHECK_UINT(DIST("", ""), 0);
+    CHECK_UINT(DIST("abc", ""), 3);
+    CHECK_UINT(DIST("", "abc"), 3);
+    CHECK_UINT(DIST("json", "json"), 0);
+    CHECK_UINT(DIST("jsn", "json"), 1);
+    CHECK_UINT(DIST("sampel-time", "sample-time"), 1);
+    CHECK_UINT(DIST("hlep", "help"), 1);
+    CHECK_UINT(DIST("kitten", "sitting"), 3);
+    CHECK_UINT(DIST("ca", "abc"), 3);
+    CHECK_UINT(DIST("bogus", "debug"), 4);
+#undef DIST
+    CHECK_UINT(kd_edit_distance("a", 1, "b", KD_EDIT_DISTANCE_MAX + 1),
+               SIZE_MAX);
+}
+
+/* A misspelt long option: argparse's error, then the closest options. */
+static void
+test_options_suggest(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    CHECK_USAGE_ERROR_HINT("unrecognized arguments: --sampel-time 2",
+                           "kernel_delay: unknown option --sampel-time: did "
+                           "you mean --sample-time?\n",
+                           "--sampel-time", "2");
+    CHECK_USAGE_ERROR_HINT("unrecognized arguments: --jsn",
+                           "kernel_delay: unknown option --jsn: did you "
+                           "mean --json?\n", "--jsn");
+    CHECK_USAGE_ERROR_HINT("unrecognized arguments: --summray=3",
+                           "kernel_delay: unknown option --summray: did you "
+                           "mean --summary?\n", "--summray=3");
+    CHECK_USAGE_ERROR_HINT("unrecognized arguments: --sampel",
+                           "kernel_delay: unknown option --sampel: did you "
+                           "mean --sample-count, --sample-interval or "
+                           "--sample-time?\n", "--sampel");
+    CHECK_USAGE_ERROR_HINT("unrecognized arguments: --hlep --pdi 3 foo",
+                           "kernel_delay: unknown option --hlep: did you "
+                           "mean --help?\n"
+                           "kernel_delay: unknown option --pdi: did you "
+                           "mean --pid?\n", "--hlep", "--pdi", "3", "foo");
+    /* Nothing close: no suggestion (test_options_unrecognized). */
+    CHECK_USAGE_ERROR("unrecognized arguments: --x", "--x");
+    CHECK_USAGE_ERROR("unrecognized arguments: --zzzzzzzz",
+                      "--zzzzzzzz");
+    /* Not options: after "--", or one dash. */
+    CHECK_USAGE_ERROR("unrecognized arguments: --jsn", "--", "--jsn");
+    CHECK_USAGE_ERROR("unrecognized arguments: -jsn", "-jsn");
+    /* Another error first: no suggestion. */
+    CHECK_USAGE_ERROR("argument -p/--pid: must be an integer", "--jsn",
+                      "-p", "x");
+
+    CHECK(kd_options_suggest("trigger-dleta", 13, &ds));
+    CHECK_STR(kd_ds_cstr(&ds), "--trigger-delta");
+    kd_ds_destroy(&ds);
+    CHECK(!kd_options_suggest("ab", 2, &ds));
+    CHECK_STR(kd_ds_cstr(&ds), "");
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
     TEST(test_options_defaults),
     TEST(test_options_long_and_short),
@@ -1207,6 +1296,8 @@ static const struct test tests[] = {
     TEST(test_options_long_poll),
     TEST(test_parse_duration_ns),
     TEST(test_options_durations),
+    TEST(test_edit_distance),
+    TEST(test_options_suggest),
 };
 
 CHECK_SUITE(options, tests)
