@@ -186,7 +186,7 @@ kd_hook_prepare_uprobe(struct kd_hook *h, char **error)
                                   "'%s';\n         process %u has no "
                                   "library '%s' mapped", h->role,
                                   t->function, h->pid, t->library);
-            return ENOENT;
+            return ENXIO;
         }
         module = library;
     } else {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "hints.h"
 #include "hook.h"
 #include "host.h"
 #include "options.h"
@@ -42,12 +43,15 @@ kd_setup_trigger(const struct kd_output *output, const char *text,
                  struct kd_hook *hook)
 {
     const char *role = start ? "start" : "stop";
+    struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
     char *error = NULL;
     int err;
 
     err = kd_trigger_parse(text, trigger, &error);
     if (err) {
         kd_output_error(output, "Invalid %s trigger %s\n", role, error);
+        kd_hint_trigger_syntax(&hint);
+        kd_hint_print(&hint, stderr);
         free(error);
         return EX_CONFIG;
     }
@@ -62,6 +66,12 @@ kd_setup_trigger(const struct kd_output *output, const char *text,
         return EX_CONFIG;
     } else if (err) {
         kd_output_error(output, "%s\n", error);
+        if (err == ENOENT) {
+            kd_hint_missing_function(&hint, tgid, trigger->library);
+        } else if (err == ENXIO) {
+            kd_hint_missing_library(&hint, tgid);
+        }
+        kd_hint_print(&hint, stderr);
         free(error);
         return EX_OSERR;
     }
@@ -74,6 +84,7 @@ static int
 kd_find_target(const struct kd_output *output, struct kd_options *options,
                unsigned int *tgid)
 {
+    struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
     int err;
 
     if (!options->pid) {
@@ -81,20 +92,42 @@ kd_find_target(const struct kd_output *output, struct kd_options *options,
         if (err == EEXIST) {
             kd_output_error(output, "Multiple ovs-vswitchd daemons "
                             "running, use the -p option!\n");
+            kd_hint_many_vswitchd(&hint);
+            kd_hint_print(&hint, stderr);
             return EX_NOINPUT;
         } else if (err) {
             kd_output_error(output, "Failed to find ovs-vswitchd's PID!\n");
+            kd_hint_no_vswitchd(&hint);
+            kd_hint_print(&hint, stderr);
             return EX_UNAVAILABLE;
         }
     }
     if (kd_target_resolve(NULL, options->pid, tgid)) {
         kd_output_error(output, "No process with PID %u!\n", options->pid);
+        kd_hint_no_process(&hint, options->pid);
+        kd_hint_print(&hint, stderr);
         return EX_UNAVAILABLE;
     }
     if (*tgid != options->pid) {
         fprintf(stderr, "kernel_delay: %u is a thread of process %u; "
                 "tracing process %u\n", options->pid, *tgid, *tgid);
     }
+    return 0;
+}
+
+/* 0 if process 'pid''s memory maps can be read, else why not (errno). */
+static int
+kd_maps_readable(unsigned int pid)
+{
+    char path[64];
+    FILE *f;
+
+    snprintf(path, sizeof path, "/proc/%u/maps", pid);
+    f = fopen(path, "re");
+    if (!f) {
+        return errno;
+    }
+    fclose(f);
     return 0;
 }
 
@@ -106,8 +139,12 @@ kd_list_probes(const struct kd_output *output, unsigned int tgid)
     int n = kd_hook_list_usdt(tgid, &list);
 
     if (n < 0) {
+        struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
+
         kd_output_error(output, "Can't read the USDT probes of process "
                         "%u!\n", tgid);
+        kd_hint_usdt_unreadable(&hint, tgid, kd_maps_readable(tgid));
+        kd_hint_print(&hint, stderr);
         return EX_NOINPUT;
     }
     if (n) {
@@ -117,6 +154,18 @@ kd_list_probes(const struct kd_output *output, unsigned int tgid)
     }
     free(list);
     return EXIT_SUCCESS;
+}
+
+/* After the capture failed to open with 'err': the next step, if any. */
+static void
+kd_capture_hint(int err)
+{
+    struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
+
+    if (err == EPERM) {
+        kd_hint_no_capability(&hint);
+        kd_hint_print(&hint, stderr);
+    }
 }
 
 /* Prepares the triggers and the host, then opens the capture and takes
@@ -155,6 +204,7 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
                                           triggers[1] ? &hooks[1] : NULL,
                                           &error))) {
         kd_output_error(output, "%s\n", error);
+        kd_capture_hint(err);
         status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
     }
     if (!status) {
@@ -197,8 +247,12 @@ kd_run(struct kd_options *options)
         return kd_list_probes(&output, tgid);
     }
     if (geteuid() != 0) {
+        struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
+
         kd_output_error(&output, "We need to run as root to attached "
                         "probes!\n");
+        kd_hint_not_root(&hint);
+        kd_hint_print(&hint, stderr);
         return EX_NOPERM;
     }
 

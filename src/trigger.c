@@ -19,13 +19,27 @@ struct kd_trigger_type_def {
     const char *name;
     const char *alias;
     const char *alias2;
+    const char *args;
 };
 
 static const struct kd_trigger_type_def kd_trigger_types[] = {
-#define KD_TRIGGER_TYPE(ID, NAME, ALIAS, ALIAS2) { NAME, ALIAS, ALIAS2 },
+#define KD_TRIGGER_TYPE(ID, NAME, ALIAS, ALIAS2, ARGS) \
+    { NAME, ALIAS, ALIAS2, ARGS },
     KD_TRIGGER_TYPES
 #undef KD_TRIGGER_TYPE
 };
+
+void
+kd_trigger_put_kinds(struct kd_ds *ds)
+{
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_trigger_types); i++) {
+        const struct kd_trigger_type_def *def = &kd_trigger_types[i];
+
+        kd_ds_put_format(ds, "  %s:%s (%s%s%s)\n", def->alias, def->args,
+                         def->name, def->alias2 ? ", " : "",
+                         def->alias2 ? def->alias2 : "");
+    }
+}
 
 const char *
 kd_trigger_type_name(enum kd_trigger_type type)

@@ -22,16 +22,17 @@
  * into the generated eBPF program: trigger functions have fixed names and
  * are attached by name through libbcc. */
 
-#define KD_TRIGGER_TYPES                                    \
-    KD_TRIGGER_TYPE(USDT, "usdt", "u", NULL)                \
-    KD_TRIGGER_TYPE(TRACE, "trace", "t", NULL)              \
-    KD_TRIGGER_TYPE(KPROBE, "kprobe", "k", NULL)            \
-    KD_TRIGGER_TYPE(KRETPROBE, "kretprobe", "kr", NULL)     \
-    KD_TRIGGER_TYPE(UPROBE, "uprobe", "up", NULL)           \
-    KD_TRIGGER_TYPE(URETPROBE, "uretprobe", "ur", "upr")
+#define KD_TRIGGER_TYPES                                                \
+    KD_TRIGGER_TYPE(USDT, "usdt", "u", NULL, "PROVIDER:PROBE")          \
+    KD_TRIGGER_TYPE(TRACE, "trace", "t", NULL, "SYSTEM:EVENT")          \
+    KD_TRIGGER_TYPE(KPROBE, "kprobe", "k", NULL, "FUNCTION")            \
+    KD_TRIGGER_TYPE(KRETPROBE, "kretprobe", "kr", NULL, "FUNCTION")     \
+    KD_TRIGGER_TYPE(UPROBE, "uprobe", "up", NULL, "[LIBRARY:]FUNCTION") \
+    KD_TRIGGER_TYPE(URETPROBE, "uretprobe", "ur", "upr",                \
+                    "[LIBRARY:]FUNCTION")
 
 enum kd_trigger_type {
-#define KD_TRIGGER_TYPE(ID, NAME, ALIAS, ALIAS2) KD_TRIGGER_##ID,
+#define KD_TRIGGER_TYPE(ID, NAME, ALIAS, ALIAS2, ARGS) KD_TRIGGER_##ID,
     KD_TRIGGER_TYPES
 #undef KD_TRIGGER_TYPE
     KD_N_TRIGGER_TYPES
@@ -61,6 +62,11 @@ void kd_trigger_destroy(struct kd_trigger *);
 
 /* The type's canonical name ("usdt", ...). */
 const char *kd_trigger_type_name(enum kd_trigger_type);
+
+/* Appends the kinds of trigger to 'ds', one per line, as
+ * "  u:PROVIDER:PROBE (usdt)". */
+struct kd_ds;
+void kd_trigger_put_kinds(struct kd_ds *ds);
 
 /* Writes 'text' into 'buf' with every byte outside printable ASCII
  * escaped as \xHH, and cut with "..." when too long, so that user text

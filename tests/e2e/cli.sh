@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2015  # "test && test || fail" is meant everywhere.
 # The command line and the target: bad options, a PID that names no
-# process, not root (no capture; their messages are what is checked), a
+# process, not root, root without capabilities (no capture; their
+# messages, and the hints after them, are what is checked), a
 # thread id given as -p (tid_as_pid), --list-probes, and finding
 # ovs-vswitchd without -p (autodetect, which stops the main workload
 # instance, so it runs last).  Runs that capture read --json with jq.
@@ -25,6 +26,34 @@ scenario_bad_options() {
                          "^kernel_delay: error: argument $opt: "
         check_eq "$tag: nothing on stdout" "" "$(head -c 200 "$RUN_OUT")"
     done
+
+    # Durations with units, strictly: a usage error for what is not one.
+    for args in "-s 1.5ns" "--long-poll-events=5 ms" "--trigger-delta=-1ms" \
+                "--sample-time 0ms"; do
+        tag="bad duration '$args'"
+        i=$((i + 1))
+        if [[ $args == *=* ]]; then
+            run_sync "badopt$i" "$KD" "$args"
+        else
+            # shellcheck disable=SC2086
+            run_sync "badopt$i" "$KD" $args
+        fi
+        check_eq "$tag: exit status" 2 "$RUN_RC"
+        check_error_line "$tag: error on stderr" "$RUN_ERR" \
+                         "^kernel_delay: error: argument "
+    done
+
+    # A misspelt option: argparse's line, then the closest option.
+    tag="misspelt option"
+    run_sync badopt_typo "$KD" --sampel-time 2
+    check_eq "$tag: exit status" 2 "$RUN_RC"
+    check_error_line "$tag: argparse's error" "$RUN_ERR" \
+        '^kernel_delay: error: unrecognized arguments: --sampel-time 2$'
+    check_error_line "$tag: suggestion" "$RUN_ERR" \
+        '^kernel_delay: unknown option --sampel-time: did you mean'\
+' --sample-time\?$'
+    check_eq "$tag: suggestion last" "did you mean --sample-time?" \
+             "$(tail -n 1 "$RUN_ERR" | grep -o 'did you mean.*')"
 }
 
 scenario_no_such_pid() {
@@ -37,6 +66,8 @@ scenario_no_such_pid() {
     run_sync nopid "$KD" -p "$pid" --sample-time 0.1
     check_eq "$tag $pid: exit status" 69 "$RUN_RC"
     check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
+    check_error_line "$tag: hint on stderr" "$RUN_ERR" \
+        "^kernel_delay: hint: no process or thread $pid runs"
     check_bpf_released "$tag"
 }
 
@@ -48,6 +79,36 @@ scenario_not_root() {
     check_eq "$tag: exit status" 77 "$RUN_RC"
     check_error_line "$tag: error on stdout" "$RUN_OUT" \
                      '^ERROR: We need to run as root to attached probes!$'
+    check_error_line "$tag: hint on stderr" "$RUN_ERR" \
+        '^kernel_delay: hint: run it as root, e.g. with sudo: .*CAP_BPF'
+    check_bpf_released "$tag"
+
+    # --list-probes needs no root, but another user's process cannot be
+    # read: the reference's line, then the cause.
+    tag="list probes not root"
+    run_sync notroot_list setpriv --reuid=65534 --regid=65534 \
+        --clear-groups "$KD" -p "${WL_PID[main]}" --list-probes
+    check_eq "$tag: exit status" 66 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" \
+        "^ERROR: Can't read the USDT probes of process ${WL_PID[main]}!\$"
+    check_error_line "$tag: hint on stderr" "$RUN_ERR" \
+        "^kernel_delay: hint: reading process ${WL_PID[main]}'s memory maps\
+ needs root \\(or CAP_SYS_PTRACE\\): Permission denied"
+}
+
+# Root without the capabilities eBPF needs (as in a container): the
+# kernel's refusal, then what is needed.  Exit status 71, as any failure
+# to load.
+scenario_not_capable() {
+    local tag="not capable" caps=-bpf,-sys_admin,-perfmon
+
+    run_sync notcapable setpriv --bounding-set "$caps" --inh-caps "$caps" \
+        "$KD" -p "${WL_PID[main]}" --sample-time 0.1
+    check_eq "$tag: exit status" 71 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" \
+        '^ERROR: .*Operation not permitted'
+    check_error_line "$tag: hint on stderr" "$RUN_ERR" \
+        '^kernel_delay: hint: root lacks a capability here'
     check_bpf_released "$tag"
 }
 
@@ -115,6 +176,9 @@ scenario_autodetect() {
     run_sync autotwo "$KD" --sample-time 0.1
     check_eq "$tag: exit status" 66 "$RUN_RC"
     check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
+    check_error_line "$tag: hint on stderr" "$RUN_ERR" \
+        "^kernel_delay: hint: 'pidof ovs-vswitchd' lists them; choose one:\
+ kernel_delay -p PID$"
     check_bpf_released "$tag"
     wl_stop fake1
     wl_stop fake2
@@ -126,7 +190,14 @@ scenario_autodetect() {
     fi
     run_sync autonone "$KD" --sample-time 0.1
     check_eq "$tag: exit status" 69 "$RUN_RC"
-    check_error_line "$tag: error on stdout" "$RUN_OUT" '^ERROR: '
+    check_error_line "$tag: error on stdout" "$RUN_OUT" \
+        "^ERROR: Failed to find ovs-vswitchd's PID!$"
+    check_error_line "$tag: hint on stderr" "$RUN_ERR" \
+        "^kernel_delay: hint: no running ovs-vswitchd was found; 'pidof\
+ ovs-vswitchd' shows whether Open vSwitch runs$"
+    check_error_line "$tag: hint names -p" "$RUN_ERR" \
+        '^kernel_delay: hint: to trace another process, give its PID:\
+ kernel_delay -p PID$'
     check_bpf_released "$tag"
 }
 

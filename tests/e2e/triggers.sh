@@ -177,6 +177,7 @@ scenario_trigger_interrupt() {
 # exit status 78; triggers naming what does not exist say so.
 scenario_trigger_errors() {
     local pid=${WL_PID[main]} t i=0 out label
+    local kinds_line='kernel_delay: hint:   up:\[LIBRARY:\]FUNCTION (uprobe)'
     local -a bad=(
         'x:y' 'u:a' 'u:a:b:c' 'u::b' 'u:a;b:c' 'u:a:b(' 'u:a:{b}'
         'u:a:$(reboot)' "u:a:b'c" 'u:a:b"c' $'u:a:b\nc' 'u:a b:c' 't:sched'
@@ -200,6 +201,8 @@ scenario_trigger_errors() {
  [..." "$out"
         check_eq "trigger_bad$i: refused before compiling" 0 \
                  "$(grep -c 'kernel_delay: compiled in' "$KD_ERR")"
+        check_eq "trigger_bad$i: hint lists the kinds" 1 \
+                 "$(grep -c "^$kinds_line\$" "$KD_ERR")"
         check_bpf_released "trigger_bad$i"
     done
 
@@ -228,6 +231,13 @@ scenario_trigger_errors() {
     check_eq "trigger_no_fn: exit status" 71 "$WAIT_RC"
     check_eq "trigger_no_fn: message" "ERROR: Failed attaching uprobe start\
  trigger 'no_such_function';" "$(head -n 1 "$KD_OUT")"
+    grep -q "^kernel_delay: hint: install its debug symbols.*-dbgsym" \
+        "$KD_ERR" && grep -q "^kernel_delay: hint: .*'kernel_delay -p $pid\
+ --list-probes'" "$KD_ERR" && grep -q "'nm -D /proc/$pid/exe'" "$KD_ERR" \
+        && pass "trigger_no_fn: hints name the debug symbols, --list-probes\
+ and nm" \
+        || fail "trigger_no_fn: hints" "dbgsym, --list-probes, nm -D" \
+                "$(cat "$KD_ERR")"
 
     # This kernel has no kprobes: the message must say so.
     if [[ ! -e /sys/bus/event_source/devices/kprobe ]]; then
