@@ -3,7 +3,8 @@
 #   make            build ./kernel_delay
 #   make check      install what is missing, prepare the host, build, and
 #                   run every test (unit tests, then end-to-end as root)
-#   make unit       only the unit tests (tests/unit/run; no root needed)
+#   make unit       only the unit tests (tests/unit/run) and the man
+#                   page's (tests/test-man.sh); no root needed
 #   make check-kernels  the same tests that matter per kernel, in guests
 #                   booted on Debian 12's kernels under qemu (CI runs both)
 #   make demo       install, build, and run the tool on a demo workload
@@ -148,6 +149,7 @@ prepare-host:
 
 unit: $(UNIT_TESTS)
 	tests/unit/run
+	tests/test-man.sh
 
 e2e: kernel_delay tests/workload tests/cycler tests/inject_eio.so
 	tests/e2e.sh ./kernel_delay

@@ -6,8 +6,9 @@
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
 #              sanitizer runtimes (for the tests and the fuzzers), Open
-#              vSwitch (a real ovs-vswitchd for --long-poll-events), and
-#              stress-ng (the load the suite must pass beside).
+#              vSwitch (a real ovs-vswitchd for --long-poll-events),
+#              stress-ng (the load the suite must pass beside) and groff
+#              (the man page rendered, tests/test-man.sh).
 #   reference  test + what the reference script needs (for comparisons).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
@@ -19,7 +20,7 @@ for what in "$@"; do
     case $what in
     build) ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
-clang libclang-rt-14-dev openvswitch-switch stress-ng" ;;
+clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
