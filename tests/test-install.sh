@@ -108,6 +108,19 @@ check "completes trigger kinds for --stop-trigger" "k: kprobe: kr: kretprobe:" \
 check "no option completion for values" "" \
       "$(complete_words kernel_delay --sample-time '')"
 
+# "make demo" installs what the demo needs, and nothing the tests alone
+# need (clang, Open vSwitch, stress-ng, jq).
+check "make demo installs the demo's set of packages" \
+      "tools/install-deps.sh demo" "$(make -n demo 2>/dev/null | head -n 1)"
+check "the demo's packages: build, and the workload's USDT header" \
+      "gcc libbpf-dev libbpfcc-dev libelf-dev linux-headers-amd64 make\
+ pkg-config systemtap-sdt-dev" \
+      "$(tools/install-deps.sh --print demo | xargs)"
+check "the tests' packages still hold clang and Open vSwitch" yes \
+      "$(tools/install-deps.sh --print test |
+         grep -qx clang && tools/install-deps.sh --print test |
+         grep -qx openvswitch-switch && echo yes || echo no)"
+
 echo
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

@@ -2,8 +2,11 @@
 # Installs the Debian packages kernel_delay needs to build, run and be
 # tested, when they are missing.  Run as root on Debian 12.
 #
-# Usage: install-deps.sh [build|test|reference|lane] ...
+# Usage: install-deps.sh [--print] [build|demo|test|reference|lane] ...
+#   --print    only print the packages of the sets, one a line.
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
+#   demo       build + systemtap-sdt-dev (the demo workload's USDT
+#              probes): what "make demo" needs, nothing of the tests.
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
 #              sanitizer runtimes (for the tests and the fuzzers), Open
 #              vSwitch (a real ovs-vswitchd for --long-poll-events),
@@ -16,9 +19,15 @@ set -eu
 
 pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev pkg-config \
 linux-headers-amd64"
+print=no
+if [ "${1:-}" = --print ]; then
+    print=yes
+    shift
+fi
 for what in "$@"; do
     case $what in
     build) ;;
+    demo) pkgs="$pkgs systemtap-sdt-dev" ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
@@ -29,6 +38,12 @@ cpio xz-utils openvswitch-switch iproute2" ;;
     *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;
     esac
 done
+
+if [ "$print" = yes ]; then
+    # shellcheck disable=SC2086  # One package a word.
+    printf '%s\n' $pkgs | sort -u
+    exit 0
+fi
 
 missing=""
 for p in $pkgs; do
