@@ -25,7 +25,8 @@
  *  - kd_parse_u64() on every word agrees with a model of "a plain decimal
  *    number within [min, max]" for several ranges; kd_parse_seconds()
  *    accepts only finite values in range written with digits, signs, '.'
- *    and exponents, and gives strtod()'s value;
+ *    and exponents, and gives strtod()'s value; kd_parse_duration_ns()
+ *    agrees with a model of durations with units;
  *  - kd_next_power_of_two() of the first 4 bytes is the smallest power of
  *    two not below them. */
 
@@ -147,6 +148,113 @@ check_u64(const char *word)
                    (unsigned long long) want);
         FUZZ_CHECK(!e_got || got == 12345, "kd_parse_u64(\"%s\") wrote its "
                    "output on error", word);
+    }
+}
+
+/* kd_parse_duration_ns()'s contract, written independently: the number
+ * (sign, digits with at most one '.', an optional exponent) and the unit
+ * are matched by a regular expression; the value is worked out by moving
+ * the decimal point along the string of digits, whose integer part is
+ * then compared with 'max' as a string.  Words of at most 200 bytes. */
+static int
+model_duration(const char *s, uint64_t max, uint64_t *out)
+{
+    static const char *const units[] = { "ns", "us", "ms", "s" };
+    static const long exps[] = { 0, 3, 6, 9 };
+    char digits[256], whole[64], max_str[32];
+    long exp10 = 0, at, first;
+    size_t n = 0, point = 0;
+    bool neg = false;
+    const char *p = s;
+    regex_t re;
+    int ok;
+
+    regcomp(&re, "^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?"
+            "(ns|us|ms|s)?$", REG_EXTENDED | REG_NOSUB);
+    ok = !regexec(&re, s, 0, NULL, 0);
+    regfree(&re);
+    if (!ok) {
+        return EINVAL;
+    }
+    if (*p == '+' || *p == '-') {
+        neg = *p++ == '-';
+    }
+    for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
+        if (*p == '.') {
+            point = n;
+        } else {
+            digits[n++] = *p;
+        }
+    }
+    digits[n] = '\0';
+    point = strchr(s, '.') ? point : n;
+    if (*p == 'e' || *p == 'E') {
+        long e = 0;
+        bool eneg = p[1] == '-';
+
+        for (p += 1 + (p[1] == '-' || p[1] == '+');
+             *p >= '0' && *p <= '9'; p++) {
+            e = e < 10000000 ? e * 10 + (*p - '0') : e;
+        }
+        exp10 = eneg ? -e : e;
+    }
+    for (size_t i = 0; *p && i < 4; i++) {
+        exp10 += strcmp(p, units[i]) ? 0 : exps[i];
+    }
+
+    first = (long) strspn(digits, "0");
+    if (first >= (long) n) {
+        *out = 0;
+        return 0;
+    } else if (neg) {
+        return ERANGE;
+    }
+    at = (long) point + exp10;          /* The point is before digit 'at'. */
+    for (long k = at < 0 ? 0 : at; k < (long) n; k++) {
+        if (digits[k] != '0') {
+            return EDOM;
+        }
+    }
+    if (at - first > 20) {
+        return ERANGE;
+    }
+    size_t w = 0;
+    for (long k = first; k < at; k++) {
+        whole[w++] = k < (long) n ? digits[k] : '0';
+    }
+    whole[w] = '\0';
+    snprintf(max_str, sizeof max_str, "%llu", (unsigned long long) max);
+    if (w > strlen(max_str) || (w == strlen(max_str)
+                                && strcmp(whole, max_str) > 0)) {
+        return ERANGE;
+    }
+    *out = strtoull(whole, NULL, 10);
+    return 0;
+}
+
+static void
+check_duration(const char *word)
+{
+    static const uint64_t maxes[] = {
+        UINT64_MAX, UINT64_MAX / 2, KD_MAX_SECONDS * 1000000000ull, 1000,
+    };
+
+    if (strlen(word) > 200) {
+        return;
+    }
+    for (size_t i = 0; i < sizeof maxes / sizeof *maxes; i++) {
+        uint64_t got = 12345, want = 54321;
+        int e_got = kd_parse_duration_ns(word, maxes[i], &got);
+        int e_want = model_duration(word, maxes[i], &want);
+
+        FUZZ_CHECK(e_got == e_want, "kd_parse_duration_ns(\"%s\", %llu) "
+                   "returned %d, expected %d", word,
+                   (unsigned long long) maxes[i], e_got, e_want);
+        FUZZ_CHECK(e_got || e_want || got == want, "kd_parse_duration_ns("
+                   "\"%s\") gave %llu, expected %llu", word,
+                   (unsigned long long) got, (unsigned long long) want);
+        FUZZ_CHECK(!e_got || got == 12345, "kd_parse_duration_ns(\"%s\") "
+                   "wrote its output on error", word);
     }
 }
 
@@ -349,6 +457,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 1; i < argc && i <= 16; i++) {
         check_u64(argv[i]);
         check_seconds(argv[i]);
+        check_duration(argv[i]);
     }
 
     if (size >= 4) {

@@ -77,6 +77,15 @@ TRIGGER = {
 
 OPTIONS = {
     "no-args": [],
+    # Durations with units (issue 26).
+    "duration-ms": ["-s", "1.5ms"],
+    "duration-exp": ["--long-poll-events", "1e6"],
+    "duration-max": ["--long-poll-events=9223372036.854775807s"],
+    "duration-fraction": ["-s", "1.5ns"],
+    "duration-space": ["--trigger-delta", "5 ms"],
+    "duration-seconds": ["--sample-time", "0.000000001s"],
+    "duration-negative": ["--sample-interval=-1ms"],
+    "misspelt": ["--sampel-time", "2", "--jsn"],
     "pid": ["-p", "1234"],
     "pid-attached": ["-p1234"],
     "pid-attached-eq": ["-p=1234"],
