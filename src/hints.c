@@ -47,12 +47,56 @@ kd_hint_not_root(struct kd_ds *ds)
                    "that user\n");
 }
 
-void
-kd_hint_no_capability(struct kd_ds *ds)
+/* The capabilities eBPF tracing needs, by their numbers
+ * (linux/capability.h). */
+#define KD_CAPS                                 \
+    KD_CAP(SYS_ADMIN, 21)                       \
+    KD_CAP(PERFMON, 38)                         \
+    KD_CAP(BPF, 39)
+
+enum {
+#define KD_CAP(NAME, BIT) KD_CAP_##NAME = BIT,
+    KD_CAPS
+#undef KD_CAP
+};
+
+static bool
+kd_has_cap(uint64_t caps, int bit)
 {
-    kd_ds_put_cstr(ds, "root lacks a capability here (in a container? "
-                   "under a security policy?): loading and attaching eBPF "
-                   "needs CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN\n"
+    return (caps >> bit) & 1;
+}
+
+bool
+kd_hint_caps_lacking(uint64_t caps)
+{
+    return !kd_has_cap(caps, KD_CAP_SYS_ADMIN)
+           && !(kd_has_cap(caps, KD_CAP_BPF)
+                && kd_has_cap(caps, KD_CAP_PERFMON));
+}
+
+void
+kd_hint_no_capability(struct kd_ds *ds, uint64_t caps)
+{
+    static const struct {
+        const char *name;
+        int bit;
+    } names[] = {
+#define KD_CAP(NAME, BIT) { "CAP_" #NAME, BIT },
+        KD_CAPS
+#undef KD_CAP
+    };
+    const char *sep = "";
+
+    kd_ds_put_cstr(ds, "root lacks ");
+    for (size_t i = 0; i < KD_ARRAY_SIZE(names); i++) {
+        if (!kd_has_cap(caps, names[i].bit)) {
+            kd_ds_put_format(ds, "%s%s", sep, names[i].name);
+            sep = ", ";
+        }
+    }
+    kd_ds_put_cstr(ds, " here (a container? a security policy?): eBPF "
+                   "tracing needs CAP_SYS_ADMIN, or CAP_BPF and "
+                   "CAP_PERFMON\n"
                    "in a container: --privileged, or --cap-add for each "
                    "of them\n");
 }

@@ -6,6 +6,8 @@
 #ifndef KD_HINTS_H
 #define KD_HINTS_H 1
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The next step after an error: lines for standard error, printed after
@@ -27,8 +29,14 @@ void kd_hint_no_process(struct kd_ds *, unsigned int pid);
 /* Not root. */
 void kd_hint_not_root(struct kd_ds *);
 
-/* Root, but the kernel refused eBPF (EPERM): capabilities missing. */
-void kd_hint_no_capability(struct kd_ds *);
+/* Whether effective capabilities 'caps' (a bit per CAP_* number) lack
+ * what eBPF tracing needs: CAP_SYS_ADMIN, or both CAP_BPF and
+ * CAP_PERFMON. */
+bool kd_hint_caps_lacking(uint64_t caps);
+
+/* Root, but without the capabilities eBPF needs ('caps' are the effective
+ * ones): which are missing, and how to get them. */
+void kd_hint_no_capability(struct kd_ds *, uint64_t caps);
 
 /* A trigger that does not parse: the kinds and an example. */
 void kd_hint_trigger_syntax(struct kd_ds *);

@@ -134,6 +134,29 @@ kd_host_cleanup_stale_probes(void)
     return removed;
 }
 
+int
+kd_host_effective_caps(uint64_t *caps)
+{
+    char line[256];
+    int error = ENOENT;
+    FILE *f = fopen("/proc/self/status", "re");
+
+    if (!f) {
+        return errno;
+    }
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long value;
+
+        if (sscanf(line, "CapEff: %llx", &value) == 1) {
+            *caps = value;
+            error = 0;
+            break;
+        }
+    }
+    fclose(f);
+    return error;
+}
+
 /* Looks for the kernel header tree libbcc will compile with.  Returns
  * whether there is one; '*where' (to be freed) is the tree, or, when there
  * is none, the place libbcc looks for it first. */

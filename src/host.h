@@ -6,6 +6,8 @@
 #ifndef KD_HOST_H
 #define KD_HOST_H 1
 
+#include <stdint.h>
+
 #include "util.h"
 
 /* Mounts tracefs and debugfs where they are not mounted (saying so on
@@ -23,6 +25,11 @@ int kd_host_cleanup_stale_probes(void);
  * with a message in '*error' that names what is missing and how to get
  * it. */
 int kd_host_check_headers(char **error);
+
+/* The effective capabilities of this process (CapEff of
+ * /proc/self/status) into '*caps', one bit per CAP_* number.  Returns 0
+ * or a positive errno. */
+int kd_host_effective_caps(uint64_t *caps);
 
 /* What kernel_delay --version reports after its version: the libraries it
  * runs with and what the kernel offers it, the first thing a bug report

@@ -156,14 +156,17 @@ kd_list_probes(const struct kd_output *output, unsigned int tgid)
     return EXIT_SUCCESS;
 }
 
-/* After the capture failed to open with 'err': the next step, if any. */
+/* After the capture failed to open: the next step, if we know it.  Root
+ * without the capabilities (a container) fails anywhere from creating the
+ * first map (in libbcc's compile step) to attaching. */
 static void
-kd_capture_hint(int err)
+kd_capture_hint(void)
 {
     struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
+    uint64_t caps;
 
-    if (err == EPERM) {
-        kd_hint_no_capability(&hint);
+    if (!kd_host_effective_caps(&caps) && kd_hint_caps_lacking(caps)) {
+        kd_hint_no_capability(&hint, caps);
         kd_hint_print(&hint, stderr);
     }
 }
@@ -204,7 +207,7 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
                                           triggers[1] ? &hooks[1] : NULL,
                                           &error))) {
         kd_output_error(output, "%s\n", error);
-        kd_capture_hint(err);
+        kd_capture_hint();
         status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
     }
     if (!status) {

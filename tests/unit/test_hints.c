@@ -7,6 +7,7 @@
  * written out here; the commands they name are checked to be there. */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,9 +88,26 @@ test_hint_permissions(void)
     CHECK_CONTAINS(kd_ds_cstr(&ds), "CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN");
     kd_ds_destroy(&ds);
 
-    kd_hint_no_capability(&ds);
-    CHECK_CONTAINS(kd_ds_cstr(&ds),
-                   "needs CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN\n");
+    /* Bits 21 (CAP_SYS_ADMIN), 38 (CAP_PERFMON), 39 (CAP_BPF). */
+    CHECK(!kd_hint_caps_lacking(UINT64_C(0x1ffffffffff)));
+    CHECK(!kd_hint_caps_lacking(UINT64_C(1) << 21));
+    CHECK(!kd_hint_caps_lacking(UINT64_C(3) << 38));
+    CHECK(kd_hint_caps_lacking(UINT64_C(1) << 38));
+    CHECK(kd_hint_caps_lacking(UINT64_C(1) << 39));
+    CHECK(kd_hint_caps_lacking(0));
+    /* What setpriv --bounding-set -bpf,-sys_admin,-perfmon leaves. */
+    CHECK(kd_hint_caps_lacking(UINT64_C(0x13ffedfffff)));
+
+    kd_hint_no_capability(&ds, UINT64_C(0x13ffedfffff));
+    CHECK_STR(kd_ds_cstr(&ds), "root lacks CAP_SYS_ADMIN, CAP_PERFMON, "
+              "CAP_BPF here (a container? a security policy?): eBPF "
+              "tracing needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON\n"
+              "in a container: --privileged, or --cap-add for each of "
+              "them\n");
+    kd_ds_destroy(&ds);
+    kd_hint_no_capability(&ds, UINT64_C(1) << 39);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "root lacks CAP_SYS_ADMIN, CAP_PERFMON "
+                   "here");
     kd_ds_destroy(&ds);
 
     kd_hint_usdt_unreadable(&ds, 42, EACCES);
