@@ -98,6 +98,43 @@ kd_find_target(const struct kd_output *output, struct kd_options *options,
     return 0;
 }
 
+/* Checks that the threads --tid lists are threads of process 'tgid': a
+ * note on standard error for each that is not; when none is, and no
+ * --thread may match a thread later, nothing could ever be reported, and
+ * that is an error (EX_UNAVAILABLE, as for a -p that names no process).
+ * Returns 0, or the exit status after printing the error. */
+static int
+kd_check_tids(const struct kd_output *output,
+              const struct kd_options *options, unsigned int tgid)
+{
+    size_t n_found = 0;
+
+    for (size_t i = 0; i < options->n_tids; i++) {
+        unsigned int tid = options->tids[i], owner;
+
+        if (!kd_target_resolve(NULL, tid, &owner) && owner == tgid) {
+            n_found++;
+        } else if (options->thread_regex || options->n_tids > 1) {
+            fprintf(stderr, "kernel_delay: --tid %u is not a thread of "
+                    "process %u (its threads: ls /proc/%u/task)\n", tid,
+                    tgid, tgid);
+        }
+    }
+    if (options->n_tids && !n_found && !options->thread_regex) {
+        if (options->n_tids == 1) {
+            kd_output_error(output, "No thread of process %u has TID %u!\n",
+                            tgid, options->tids[0]);
+        } else {
+            kd_output_error(output, "No thread of process %u has a TID "
+                            "that --tid lists!\n", tgid);
+        }
+        fprintf(stderr, "kernel_delay: its threads: ls /proc/%u/task, "
+                "or ps -T -p %u\n", tgid, tgid);
+        return EX_UNAVAILABLE;
+    }
+    return 0;
+}
+
 /* --list-probes.  Returns the exit status. */
 static int
 kd_list_probes(const struct kd_output *output, unsigned int tgid)
@@ -195,6 +232,10 @@ kd_run(struct kd_options *options)
     }
     if (options->list_probes) {
         return kd_list_probes(&output, tgid);
+    }
+    status = kd_check_tids(&output, options, tgid);
+    if (status) {
+        return status;
     }
     if (geteuid() != 0) {
         kd_output_error(&output, "We need to run as root to attached "

@@ -265,6 +265,7 @@ kd_options_needs(const struct kd_options *o)
         .start_trigger = o->start_trigger != NULL,
         .stop_trigger = o->stop_trigger != NULL,
         .syscall_events = o->syscall_events,
+        .syscall_events_ns = o->syscall_events_ns,
         .stacks = o->syscall_events && o->stack_trace_size > 0,
         .histograms = o->histogram,
         .summary = o->summary,

@@ -76,6 +76,7 @@ struct kd_needs {
     bool start_trigger;
     bool stop_trigger;
     bool syscall_events;    /* --syscall-events. */
+    uint64_t syscall_events_ns; /* Their threshold, 0 for all. */
     bool stacks;            /* Their stacks (--stack-trace-size > 0). */
     bool ring_buffer;       /* Events of either kind reach user space. */
     bool histograms;        /* --histogram. */

@@ -99,6 +99,7 @@ kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
     snap->tgid = kd_capture_tgid(capture);
     snap->window = *window;
     snap->with_events = needs->syscall_events;
+    snap->events_over_ns = needs->syscall_events_ns;
     snap->with_stacks = needs->stacks;
     snap->with_summary = needs->summary;
     snap->sample.pid = snap->tgid;
@@ -231,6 +232,7 @@ kd_snapshot_resolve(struct kd_snapshot *snap,
     }
     kd_sample_group(&snap->sample, kd_target_thread_name, NULL);
     kd_sample_filter(&snap->sample, filter);
+    snap->filtered = filter->has_regex || filter->n_tids;
     if (snap->with_summary) {
         snap->rows = kd_xcalloc(snap->sample.n_threads, sizeof *snap->rows);
         kd_summary_compute(&snap->sample, snap->rows);

@@ -74,8 +74,10 @@ struct kd_snapshot {
 
     /* What the report holds, from the options. */
     bool with_events;           /* --syscall-events. */
+    uint64_t events_over_ns;    /* Their threshold, 0 for all. */
     bool with_stacks;           /* ... with stacks. */
     bool with_summary;          /* --summary. */
+    bool filtered;              /* --thread or --tid: threads left out. */
 
     /* The statistics, grouped per thread and filtered once resolved, and
      * the summary's rows (with_summary). */

@@ -1425,7 +1425,7 @@ switches_reported() {
     if [[ $(head -c 1 "$KD_OUT") == "{" ]]; then
         jq -s 'map(.warnings.switches_missed // 0) | add // 0' "$KD_OUT"
     else
-        sed -n "s/^# WARNING: kernel_delay's eBPF programs did not see \([0-9]*\) context switches$/\1/p" \
+        sed -n "s/^# WARNING: kernel_delay's eBPF programs did not see \([0-9]*\) context switch\(es\)\?$/\1/p" \
             "$KD_OUT" | awk '{ n += $1 } END { print n + 0 }'
     fi
 }

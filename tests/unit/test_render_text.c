@@ -89,6 +89,52 @@ test_render_text_plain(void)
     kd_ds_destroy(&expected);
 }
 
+/* A sample with no syscall event over the threshold, or no thread that
+ * the filter keeps, says so; warnings of one are worded for one. */
+static void
+test_render_text_empty(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_ds expected = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot snap;
+
+    memset(&snap, 0, sizeof snap);
+    snap.tgid = 42;
+    snap.with_events = true;
+    snap.events_over_ns = 1000000;
+    kd_render_text_sample(&ds, &snap, NULL);
+    kd_report_sample(&expected, &snap.sample);
+    kd_ds_put_cstr(&expected, "\n\n# No syscall longer than 1,000,000 ns "
+                   "in this sample.\n");
+    CHECK_STR(kd_ds_cstr(&ds), kd_ds_cstr(&expected));
+    CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "SYSCALL EVENTS");
+    kd_ds_destroy(&ds);
+    kd_ds_destroy(&expected);
+
+    /* -s 0, --tid: no thread, no syscall; one of each loss. */
+    snap.events_over_ns = 0;
+    snap.filtered = true;
+    snap.losses.map_full[KD_MAP_SYSCALLS] = 1;
+    snap.losses.switches_missed = 1;
+    kd_render_text_sample(&ds, &snap, NULL);
+    kd_report_sample(&expected, &snap.sample);
+    kd_ds_put_cstr(&expected,
+        "# No thread of process 42 matched --thread or --tid in this "
+        "sample.\n"
+        "\n\n# No syscall of the threads reported in this sample.\n"
+        "\n# WARNING: 1 event was not counted because eBPF maps were full: "
+        "syscalls 1.\n"
+        "#          The statistics above are incomplete; size the maps for "
+        "more\n"
+        "#          threads with the --max-threads option.\n"
+        "\n# WARNING: kernel_delay's eBPF programs did not see 1 context "
+        "switch\n");
+    CHECK(!strncmp(kd_ds_cstr(&ds), kd_ds_cstr(&expected),
+                   strlen(kd_ds_cstr(&expected))));
+    kd_ds_destroy(&ds);
+    kd_ds_destroy(&expected);
+}
+
 static void
 test_render_text_final(void)
 {
@@ -247,6 +293,22 @@ test_render_text_watch_end(void)
         "--buffer-page-count option.\n");
     kd_ds_destroy(&ds);
 
+    /* No interval reported: nothing "above" to speak of. */
+    total = (struct kd_losses) KD_LOSSES_INITIALIZER;
+    total.map_full[KD_MAP_SYSCALLS] = 2;
+    kd_render_text_watch_end(&ds, 7, &total, 0, false);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# 0 long poll intervals reported.\n"
+        "\n# WARNING: 2 events were not counted because eBPF maps were "
+        "full: syscalls 2.\n"
+        "#          An interval may have gone unreported; size the maps for "
+        "more\n"
+        "#          threads with the --max-threads option.\n");
+    kd_ds_destroy(&ds);
+    kd_render_text_watch_end(&ds, 7, &total, 3, false);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "The intervals above are incomplete");
+    kd_ds_destroy(&ds);
+
     /* The target exited: a note, last. */
     total = (struct kd_losses) KD_LOSSES_INITIALIZER;
     kd_render_text_watch_end(&ds, 42, &total, 2, true);
@@ -259,6 +321,7 @@ test_render_text_watch_end(void)
 static const struct test tests[] = {
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
+    TEST(test_render_text_empty),
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
     TEST(test_render_text_gap),
