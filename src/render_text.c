@@ -63,11 +63,23 @@ kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
     for (size_t i = 0; i < snap->n_events; i++) {
         const struct kd_snapshot_event *e = &snap->events[i];
 
-        if (!i) {
+        if (!i && snap->with_wall_clock) {
+            kd_report_events_header_wall(ds);
+        } else if (!i) {
             kd_report_events_header(ds);
         }
-        kd_report_event(ds, e->entry_ns, e->exit_ns, e->tid, e->name,
-                        e->syscall);
+        if (snap->with_wall_clock) {
+            struct timespec entry = kd_snapshot_wall(snap, e->entry_ns);
+            struct timespec exit = kd_snapshot_wall(snap, e->exit_ns);
+
+            kd_report_event_wall(ds, &entry, &exit,
+                                 e->exit_ns > e->entry_ns
+                                 ? e->exit_ns - e->entry_ns : 0,
+                                 e->tid, e->name, e->syscall);
+        } else {
+            kd_report_event(ds, e->entry_ns, e->exit_ns, e->tid, e->name,
+                            e->syscall);
+        }
         if (snap->with_stacks) {
             kd_render_text_stack(ds, snap, e->kernel_stack_id);
             kd_render_text_stack(ds, snap, e->user_stack_id);

@@ -38,3 +38,90 @@ scenario_empty_results() {
                      "ls /proc/$pid/task"
     check_bpf_released "$tag --tid 1"
 }
+
+# JSON times under TZ=America/New_York: RFC 3339 in UTC with "Z", between
+# the clock read by the test before the run and after it, in order.
+scenario_json_times() {
+    local tag=json_times pid=${WL_PID[main]} before after start stop t
+    local re='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$'
+    local -x TZ=America/New_York
+
+    before=$(now_ns)
+    kd_json_begin $tag 0.5 -p "$pid" || return
+    kd_finish $tag 30
+    after=$(now_ns)
+    start=$(jq -r '.window.start' "$KD_OUT")
+    stop=$(jq -r '.window.stop' "$KD_OUT")
+    for t in "$start" "$stop"; do
+        [[ $t =~ $re ]] && pass "$tag: '$t' is RFC 3339 UTC" \
+            || fail "$tag: RFC 3339 UTC time" "YYYY-MM-DDTHH:MM:SS.UUUUUUZ" \
+                    "$t"
+    done
+    start=$(date -d "$start" +%s%N)
+    stop=$(date -d "$stop" +%s%N)
+    ((before / 1000 * 1000 <= start && start <= stop && stop <= after)) \
+        && pass "$tag: before <= start <= stop <= after" \
+        || fail "$tag: times in order with the test's clock" \
+                "$before <= $start <= $stop <= $after"
+}
+
+# -s events on the wall clock: handler1's 2 slow sleeps (job "events 10 2
+# 0"), in JSON ("entry", "exit": always) and in text with --wall-clock
+# (ENTRY and EXIT columns in UTC), between the clock read by the test
+# before the run and after it, each as long as its monotonic times say (to
+# the microsecond, both being truncated).  Without --wall-clock, the text
+# keeps the reference's ENTRY (ns) columns.
+scenario_wall_clock() {
+    local tag=wall_clock pid=${WL_PID[main]} tid=${WL_TID[main:handler1]}
+    local before after n bad
+
+    before=$(now_ns)
+    kd_attached_job ${tag}_json "events 10 2 0" -p "$pid" --json \
+        -s 2000000 --sample-time 2 || return
+    after=$(now_ns)
+    n=$(jq "[.syscall_events[] | select(.tid == $tid)] | length" "$KD_OUT")
+    check_eq "$tag --json: handler1's 2 slow syscalls" 2 "$n"
+    bad=$(jq -r '.syscall_events[]
+                 | "\(.entry) \(.exit) \(.entry_ns) \(.exit_ns)"' "$KD_OUT" \
+          | wall_clock_bad "$before" "$after" 1000)
+    check_eq "$tag --json: entry and exit in the run, as long as _ns" "" \
+             "$bad"
+
+    before=$(now_ns)
+    kd_begin ${tag}_text 2 -p "$pid" -s 2000000 --wall-clock || return
+    wl_cmd main "events 10 2 0" || fail "$tag: job"
+    kd_finish ${tag}_text 30
+    after=$(now_ns)
+    check_eq "$tag --wall-clock: the header" 1 \
+             "$(grep -cE '^ +ENTRY \(UTC\) +EXIT \(UTC\) +TID COMM +DELTA \(us\)  SYSCALL$' \
+                    "$KD_OUT")"
+    n=$(awk -v t="$tid" '$3 == t && /Z +[0-9]+ / { n++ } END { print n + 0 }' \
+            "$KD_OUT")
+    check_eq "$tag --wall-clock: handler1's 2 slow syscalls" 2 "$n"
+    # DELTA (us) is (exit - entry) / 1000 of the monotonic times,
+    # truncated: the wall times, truncated to the microsecond, differ from
+    # it by less than 2 us.
+    bad=$(tr -d , <"$KD_OUT" \
+          | awk '$1 ~ /Z$/ && $2 ~ /Z$/ { print $1, $2, 0, $(NF - 1) * 1000 }' \
+          | wall_clock_bad "$before" "$after" 1999)
+    check_eq "$tag --wall-clock: entry and exit in the run, as long as DELTA" \
+             "" "$bad"
+}
+
+# wall_clock_bad BEFORE_NS AFTER_NS SLACK_NS: reads "ENTRY EXIT ENTRY_NS
+# EXIT_NS" lines (wall-clock RFC 3339 times, monotonic ns) and prints those
+# whose times are not in [BEFORE_NS, AFTER_NS] in order, or whose length
+# is not EXIT_NS - ENTRY_NS within SLACK_NS.
+wall_clock_bad() {
+    local entry exit entry_ns exit_ns a b
+
+    while read -r entry exit entry_ns exit_ns; do
+        a=$(date -d "$entry" +%s%N) && b=$(date -d "$exit" +%s%N) \
+            || { echo "unparsed: $entry $exit"; continue; }
+        if ((a < $1 / 1000 * 1000 || a > b || b > $2)) \
+           || (((b - a) - (exit_ns - entry_ns) > $3 \
+                || (exit_ns - entry_ns) - (b - a) > $3)); then
+            echo "$entry $exit $entry_ns $exit_ns"
+        fi
+    done
+}

@@ -235,7 +235,7 @@ test_output_exited_final(void)
     free(s);
     t.output.exited(&t.output, 42, true);
     s = test_output_take(&t);
-    CHECK_STR(s, "{\"version\":1,\"pid\":42,\"target_exited\":true,"
+    CHECK_STR(s, "{\"version\":2,\"pid\":42,\"target_exited\":true,"
               "\"waiting_for\":\"start trigger\"}\n");
     free(s);
     test_output_close(&t);

@@ -135,6 +135,35 @@ test_render_text_empty(void)
     kd_ds_destroy(&expected);
 }
 
+/* --wall-clock: the events' ENTRY and EXIT as UTC times, on 27 columns;
+ * DELTA, TID, COMM and SYSCALL as without it. */
+static void
+test_render_text_wall_clock(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot_event events[2];
+    struct kd_stack stacks[2];
+    struct kd_snapshot snap;
+    struct kd_miss miss;
+
+    make_snapshot(&snap, stacks, events, &miss);
+    snap.with_wall_clock = true;
+    snap.with_stacks = false;
+    kd_render_text_sample(&ds, &snap, NULL);
+    CHECK_CONTAINS(kd_ds_cstr(&ds),
+        "\n\n# SYSCALL EVENTS:\n"
+        "                  ENTRY (UTC)                  EXIT (UTC)        TID "
+        "COMM             DELTA (us)  SYSCALL\n"
+        "  --------------------------- --------------------------- ---------- "
+        "---------------- ----------  ----------------\n"
+        "  2023-11-14T22:13:20.500000Z 2023-11-14T22:13:20.500002Z         43 "
+        "handler1                  2  poll\n"
+        "  2023-11-14T22:13:20.600000Z 2023-11-14T22:13:20.600001Z         44 "
+        "bad\\x1b]0;x\\x07           1  poll\n");
+    CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "ENTRY (ns)");
+    kd_ds_destroy(&ds);
+}
+
 static void
 test_render_text_final(void)
 {
@@ -322,6 +351,7 @@ static const struct test tests[] = {
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
     TEST(test_render_text_empty),
+    TEST(test_render_text_wall_clock),
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
     TEST(test_render_text_gap),
