@@ -217,6 +217,7 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
 static int
 kd_run(struct kd_options *options)
 {
+    struct kd_status_line status_line;
     struct kd_capture *capture = NULL;
     struct kd_trigger triggers[2];
     struct kd_output output;
@@ -224,8 +225,12 @@ kd_run(struct kd_options *options)
     unsigned int tgid;
     int status;
 
-    /* The format, chosen once: text, or JSON Lines. */
+    /* The format, chosen once: text, or JSON Lines; the status line on
+     * standard error if it is a terminal, and not with -q. */
     kd_output_init(&output, options, stdout, stderr);
+    if (!options->quiet && isatty(STDERR_FILENO)) {
+        kd_output_set_status(&output, &status_line, stderr);
+    }
     status = kd_find_target(&output, options, &tgid);
     if (status) {
         return status;
@@ -246,6 +251,7 @@ kd_run(struct kd_options *options)
     memset(triggers, 0, sizeof triggers);
     memset(hooks, 0, sizeof hooks);
     status = kd_trace(options, &output, tgid, &capture, triggers, hooks);
+    kd_output_status_clear(&output);
 
     /* The capture before the hooks, which hold their triggers: it holds
      * links to their probes. */

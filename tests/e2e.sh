@@ -44,7 +44,7 @@
 #   summary.sh    summary
 #   histogram.sh  histogram
 #   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs
-#   outputs.sh    empty_results, json_times, wall_clock
+#   outputs.sh    empty_results, json_times, wall_clock, status_line
 
 set -u
 export LC_ALL=C
@@ -99,7 +99,7 @@ stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \
 filters \
 summary \
 list_probes histogram long_poll long_poll_wait long_poll_ovs \
-empty_results json_times wall_clock \
+empty_results json_times wall_clock status_line \
 autodetect}
 
 WORKLOAD=$HERE/workload

@@ -125,3 +125,93 @@ wall_clock_bad() {
         fi
     done
 }
+
+# status_run TAG ARGS...: runs the tool with a terminal (script) as its
+# standard error (and output), into $WORKDIR/TAG.tty, until the status
+# line shows, then sends it SIGINT; STATUS_RC is its exit status,
+# STATUS_WAITED_S the seconds from its start to the signal.
+status_run() {
+    local tag=$1 file=$WORKDIR/$1.tty pidfile=$WORKDIR/$1.pid sp t0 kpid
+
+    shift
+    # shellcheck disable=SC2034  # Read by check_bpf_released (lib.sh).
+    KD_BPF_BEFORE=$(bpf_prog_ids | xargs)
+    # shellcheck disable=SC2034
+    KD_PROG_IDS=
+    t0=$(now_ns)
+    script -qec "echo \$\$ >'$pidfile'; exec $(printf '%q ' "$KD" "$@")" \
+        /dev/null >"$file" 2>&1 </dev/null &
+    sp=$!
+    track_pid "$sp"
+    if ! poll_until "$sp" 60 0.1 grep -qa 'Ctrl-C to stop' "$file"; then
+        fail "$tag: a status line shows"
+    fi
+    kpid=$(cat "$pidfile" 2>/dev/null)
+    [[ -n $kpid ]] && kill -INT "$kpid"
+    STATUS_WAITED_S=$(awk -v a="$t0" -v b="$(now_ns)" \
+                          'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+    wait_exit "$sp" 20
+    STATUS_RC=$WAIT_RC
+}
+
+# The status line on a terminal (through script): waiting for a start
+# trigger that never fires, the target's thread count as /proc says,
+# erased (spaces between carriage returns) before the note that no start
+# trigger fired in at most the time the test waited; no escape byte.  In
+# a pipe, none of it but the note; with -q, no status line either.  A
+# watch of long poll intervals has its own, with the intervals so far.
+scenario_status_line() {
+    local tag=status_line pid=${WL_PID[main]} file n note got
+    local trig=u:kd_workload:job_start
+
+    status_run $tag -p "$pid" --start-trigger $trig
+    file=$WORKDIR/$tag.tty
+    check_eq "$tag: exit status after SIGINT" 0 "$STATUS_RC"
+    check_bpf_released $tag
+    n=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)
+    check_eq "$tag: the status line, with the target's $n threads" 1 \
+             "$(grep -caE "Waiting [0-9]+ s, $n threads, Ctrl-C to stop;\
+ start trigger: $trig" "$file")"
+    grep -qaP "\\r +\\rkernel_delay: no start trigger fired in [0-9.]+ s\
+ \\($trig\\)\\r?\$" "$file" \
+        && pass "$tag: erased before the note" \
+        || fail "$tag: erased before the note" "CR spaces CR note" \
+                "$(tr '\r' '|' <"$file" | tail -c 300)"
+    got=$(grep -aoE 'no start trigger fired in [0-9.]+ s' "$file" \
+          | grep -oE '[0-9.]+')
+    awk -v g="$got" -v w="$STATUS_WAITED_S" 'BEGIN { exit !(g != "" && g <= w) }' \
+        && pass "$tag: waited $got s, at most the test's $STATUS_WAITED_S s" \
+        || fail "$tag: the note's time" "<= $STATUS_WAITED_S" "$got"
+    check_eq "$tag: no escape byte" 0 "$(tr -dc '\033' <"$file" | wc -c)"
+
+    # In a pipe: no status line, the note still.
+    kd_start ${tag}_pipe -p "$pid" --start-trigger $trig
+    kd_wait_attached 11 || fail "$tag in a pipe: attaches"
+    kill -INT "$KD_PID"
+    wait_exit "$KD_PID" 10
+    check_eq "$tag in a pipe: exit status" 0 "$WAIT_RC"
+    check_eq "$tag in a pipe: nothing on stdout" 0 "$(wc -c <"$KD_OUT")"
+    note=$(cat "$KD_ERR")
+    [[ $note =~ ^kernel_delay:\ no\ start\ trigger\ fired\ in\ [0-9.]+\ s\ \($trig\)$ ]] \
+        && pass "$tag in a pipe: only the note on stderr" \
+        || fail "$tag in a pipe: only the note on stderr" "the note" "$note"
+    check_bpf_released ${tag}_pipe
+
+    status_run ${tag}_q -q -p "$pid" --start-trigger $trig
+    check_eq "$tag -q: exit status" 0 "$STATUS_RC"
+    check_eq "$tag -q: no status line" 0 \
+             "$(grep -caE 'Waiting|Ctrl-C' "$WORKDIR/${tag}_q.tty")"
+
+    # Watching: a status line that counts what was reported.
+    status_run ${tag}_watch -p "$pid" --long-poll-events 1000000000000
+    file=$WORKDIR/${tag}_watch.tty
+    check_eq "$tag watching: exit status" 0 "$STATUS_RC"
+    check_eq "$tag watching: the status line" 1 \
+             "$(grep -caE "Watching $n threads, [0-9]+ s, Ctrl-C to stop;\
+ no long poll yet" "$file")"
+    check_eq "$tag watching: erased before '# Stop watching'" 1 \
+             "$(grep -caP 'no long poll yet\r +\r# Stop watching @' "$file")"
+    check_eq "$tag watching: '# 0 long poll intervals reported.'" 1 \
+             "$(grep -caP '^# 0 long poll intervals reported\.\r?$' "$file")"
+    check_bpf_released ${tag}_watch
+}
