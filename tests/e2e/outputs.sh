@@ -126,14 +126,16 @@ wall_clock_bad() {
     done
 }
 
-# status_run TAG ARGS...: runs the tool with a terminal (script) as its
-# standard error (and output), into $WORKDIR/TAG.tty, until the status
-# line shows, then sends it SIGINT; STATUS_RC is its exit status,
-# STATUS_WAITED_S the seconds from its start to the signal.
+# status_run TAG PROGRAMS ARGS...: runs the tool with a terminal (script)
+# as its standard error (and output), into $WORKDIR/TAG.tty, until the
+# status line shows (PROGRAMS empty) or it holds PROGRAMS eBPF programs,
+# then sends it SIGINT; STATUS_RC is its exit status, STATUS_WAITED_S the
+# seconds from its start to the signal.
 status_run() {
-    local tag=$1 file=$WORKDIR/$1.tty pidfile=$WORKDIR/$1.pid sp t0 kpid
+    local tag=$1 progs=$2 file=$WORKDIR/$1.tty pidfile=$WORKDIR/$1.pid
+    local sp t0 kpid
 
-    shift
+    shift 2
     # shellcheck disable=SC2034  # Read by check_bpf_released (lib.sh).
     KD_BPF_BEFORE=$(bpf_prog_ids | xargs)
     # shellcheck disable=SC2034
@@ -143,8 +145,13 @@ status_run() {
         /dev/null >"$file" 2>&1 </dev/null &
     sp=$!
     track_pid "$sp"
-    if ! poll_until "$sp" 60 0.1 grep -qa 'Ctrl-C to stop' "$file"; then
-        fail "$tag: a status line shows"
+    if [[ -z $progs ]]; then
+        poll_until "$sp" 60 0.1 grep -qa 'Ctrl-C to stop' "$file" \
+            || fail "$tag: a status line shows"
+    else
+        poll_until "$sp" 30 0.02 test -s "$pidfile" \
+            && KD_PID=$(cat "$pidfile") && kd_wait_attached "$progs" \
+            || fail "$tag: kernel_delay attaches"
     fi
     kpid=$(cat "$pidfile" 2>/dev/null)
     [[ -n $kpid ]] && kill -INT "$kpid"
@@ -164,7 +171,7 @@ scenario_status_line() {
     local tag=status_line pid=${WL_PID[main]} file n note got
     local trig=u:kd_workload:job_start
 
-    status_run $tag -p "$pid" --start-trigger $trig
+    status_run $tag "" -p "$pid" --start-trigger $trig
     file=$WORKDIR/$tag.tty
     check_eq "$tag: exit status after SIGINT" 0 "$STATUS_RC"
     check_bpf_released $tag
@@ -197,13 +204,13 @@ scenario_status_line() {
         || fail "$tag in a pipe: only the note on stderr" "the note" "$note"
     check_bpf_released ${tag}_pipe
 
-    status_run ${tag}_q -q -p "$pid" --start-trigger $trig
+    status_run ${tag}_q 11 -q -p "$pid" --start-trigger $trig
     check_eq "$tag -q: exit status" 0 "$STATUS_RC"
     check_eq "$tag -q: no status line" 0 \
              "$(grep -caE 'Waiting|Ctrl-C' "$WORKDIR/${tag}_q.tty")"
 
     # Watching: a status line that counts what was reported.
-    status_run ${tag}_watch -p "$pid" --long-poll-events 1000000000000
+    status_run ${tag}_watch "" -p "$pid" --long-poll-events 1000000000000
     file=$WORKDIR/${tag}_watch.tty
     check_eq "$tag watching: exit status" 0 "$STATUS_RC"
     check_eq "$tag watching: the status line" 1 \
