@@ -348,6 +348,7 @@ kd_sampler_run(const struct kd_sampler *s)
     const struct kd_options *o = s->options;
     unsigned int n_done = 0, index = 0;
     bool last = false;
+    uint64_t since;
     int err = 0;
 
     if (o->long_poll) {
@@ -366,6 +367,7 @@ kd_sampler_run(const struct kd_sampler *s)
             return err;
         }
     }
+    since = kd_now_ns();
     while (!err && !last && n_done < o->sample_count
            && !kd_waiter_done(s->waiter)) {
         bool done = false;
@@ -377,6 +379,11 @@ kd_sampler_run(const struct kd_sampler *s)
             kd_wait(s->waiter, NULL,
                     kd_now_ns() + o->sample_interval * 1e9);
         }
+    }
+    if (!err && !index && o->start_trigger && !s->waiter->target_exited) {
+        /* A signal came as soon as the capture was armed. */
+        s->output->wait_end(s->output, o->start_trigger,
+                            kd_now_ns() - since);
     }
     return err;
 }
