@@ -190,6 +190,7 @@ kd_output_text_sample(const struct kd_output *o,
                                  snap->window.delta_ns);
         return;
     }
+    kd_output_status_clear(o);
     kd_render_text_sample(&ds, snap, o->stream);
     kd_output_write(o, &ds);
 }
@@ -277,8 +278,9 @@ static const struct kd_output kd_output_text = {
 static void
 kd_output_json_window(const struct kd_output *o, const struct kd_window *w)
 {
-    (void) o;
+    /* Nothing to write, but the wait is over. */
     (void) w;
+    kd_output_status_clear(o);
 }
 
 static void
@@ -287,6 +289,7 @@ kd_output_json_sample(const struct kd_output *o,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
+    kd_output_status_clear(o);
     kd_render_json_sample(&ds, snap, o->stream);
     kd_output_write(o, &ds);
 }
