@@ -373,6 +373,17 @@ test_output_status(void)
         CHECK_NOT_CONTAINS(s, "Ctrl-C");
         CHECK_NOT_CONTAINS(s, "\r");
         free(s);
+
+        /* A sample starts: the wait is over, in JSON too (which writes
+         * nothing then). */
+        t.output.status(&t.output, &st);
+        t.output.sample_start(&t.output, &(struct kd_window) { .index = 1 });
+        fflush(tty);
+        expected = kd_xasprintf("\r%.*s\r%*s\r\r%.*s\r%*s\r", (int) n,
+                                kd_ds_cstr(&text), (int) n, "", (int) n,
+                                kd_ds_cstr(&text), (int) n, "");
+        CHECK_STR(tty_buf, expected);
+        free(expected);
         fclose(tty);
         free(tty_buf);
         kd_ds_destroy(&text);
