@@ -73,3 +73,11 @@ kd_json_next(struct kd_ds *ds, bool *first)
     }
     *first = false;
 }
+
+void
+kd_json_time(struct kd_ds *ds, const struct timespec *ts)
+{
+    char buf[32];
+
+    kd_json_string(ds, kd_utc_time(ts, buf));
+}

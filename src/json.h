@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -20,6 +21,10 @@ void kd_json_key(struct kd_ds *, const char *key);   /* "key": */
 void kd_json_u64(struct kd_ds *, uint64_t value);
 void kd_json_bool(struct kd_ds *, bool value);
 void kd_json_null(struct kd_ds *);
+
+/* Wall-clock time 'ts' as a JSON string in RFC 3339, in UTC with "Z", to
+ * the microsecond, whatever TZ says: "2026-11-25T07:24:37.595260Z". */
+void kd_json_time(struct kd_ds *, const struct timespec *ts);
 
 /* Separators: kd_json_next() writes a comma unless '*first', which it
  * clears. */

@@ -131,6 +131,43 @@ kd_maps_readable(unsigned int pid)
     return 0;
 }
 
+/* Checks that the threads --tid lists are threads of process 'tgid': a
+ * note on standard error for each that is not; when none is, and no
+ * --thread may match a thread later, nothing could ever be reported, and
+ * that is an error (EX_UNAVAILABLE, as for a -p that names no process).
+ * Returns 0, or the exit status after printing the error. */
+static int
+kd_check_tids(const struct kd_output *output,
+              const struct kd_options *options, unsigned int tgid)
+{
+    size_t n_found = 0;
+
+    for (size_t i = 0; i < options->n_tids; i++) {
+        unsigned int tid = options->tids[i], owner;
+
+        if (!kd_target_resolve(NULL, tid, &owner) && owner == tgid) {
+            n_found++;
+        } else if (options->thread_regex || options->n_tids > 1) {
+            fprintf(stderr, "kernel_delay: --tid %u is not a thread of "
+                    "process %u (its threads: ls /proc/%u/task)\n", tid,
+                    tgid, tgid);
+        }
+    }
+    if (options->n_tids && !n_found && !options->thread_regex) {
+        if (options->n_tids == 1) {
+            kd_output_error(output, "No thread of process %u has TID %u!\n",
+                            tgid, options->tids[0]);
+        } else {
+            kd_output_error(output, "No thread of process %u has a TID "
+                            "that --tid lists!\n", tgid);
+        }
+        fprintf(stderr, "kernel_delay: its threads: ls /proc/%u/task, "
+                "or ps -T -p %u\n", tgid, tgid);
+        return EX_UNAVAILABLE;
+    }
+    return 0;
+}
+
 /* --list-probes.  Returns the exit status. */
 static int
 kd_list_probes(const struct kd_output *output, unsigned int tgid)
@@ -233,6 +270,7 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
 static int
 kd_run(struct kd_options *options)
 {
+    struct kd_status_line status_line;
     struct kd_capture *capture = NULL;
     struct kd_trigger triggers[2];
     struct kd_output output;
@@ -240,14 +278,22 @@ kd_run(struct kd_options *options)
     unsigned int tgid;
     int status;
 
-    /* The format, chosen once: text, or JSON Lines. */
+    /* The format, chosen once: text, or JSON Lines; the status line on
+     * standard error if it is a terminal, and not with -q. */
     kd_output_init(&output, options, stdout, stderr);
+    if (!options->quiet && isatty(STDERR_FILENO)) {
+        kd_output_set_status(&output, &status_line, stderr);
+    }
     status = kd_find_target(&output, options, &tgid);
     if (status) {
         return status;
     }
     if (options->list_probes) {
         return kd_list_probes(&output, tgid);
+    }
+    status = kd_check_tids(&output, options, tgid);
+    if (status) {
+        return status;
     }
     if (geteuid() != 0) {
         struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
@@ -262,6 +308,7 @@ kd_run(struct kd_options *options)
     memset(triggers, 0, sizeof triggers);
     memset(hooks, 0, sizeof hooks);
     status = kd_trace(options, &output, tgid, &capture, triggers, hooks);
+    kd_output_status_clear(&output);
 
     /* The capture before the hooks, which hold their triggers: it holds
      * links to their probes. */

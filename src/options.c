@@ -233,6 +233,16 @@ static const struct kd_option_def kd_option_defs[] = {
                 "DURATION_NS (default 1000000000): where the time\n"
                 "went and who ran instead; see kernel_delay(8)",
     }, {
+        .long_name = "wall-clock",
+        KD_SETS(wall_clock), .samples = true,
+        .help = "With -s, list the events' ENTRY and EXIT as UTC\n"
+                "wall-clock times, not CLOCK_MONOTONIC ns",
+    }, {
+        .short_name = 'q', .long_name = "quiet",
+        KD_SETS(quiet),
+        .help = "No status line on standard error while waiting\n"
+                "(a terminal's only)",
+    }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
         .help = "show the program's version, the libbcc and libbpf\n"
@@ -269,6 +279,8 @@ kd_options_needs(const struct kd_options *o)
         .start_trigger = o->start_trigger != NULL,
         .stop_trigger = o->stop_trigger != NULL,
         .syscall_events = o->syscall_events,
+        .syscall_events_ns = o->syscall_events_ns,
+        .wall_clock = o->wall_clock,
         .stacks = o->syscall_events && o->stack_trace_size > 0,
         .histograms = o->histogram,
         .summary = o->summary,

@@ -36,6 +36,8 @@ struct kd_options {
     unsigned int *tids;             /* --tid: report these threads. */
     size_t n_tids;
     bool json;                      /* --json: JSON Lines, not text. */
+    bool wall_clock;                /* --wall-clock: -s events' times. */
+    bool quiet;                     /* -q: no status line. */
     bool histogram;                 /* --histogram: log2 histograms. */
     bool summary;                   /* --summary: a table per sample. */
     bool list_probes;               /* --list-probes: list USDT probes. */
@@ -78,6 +80,8 @@ struct kd_needs {
     bool start_trigger;
     bool stop_trigger;
     bool syscall_events;    /* --syscall-events. */
+    uint64_t syscall_events_ns; /* Their threshold, 0 for all. */
+    bool wall_clock;        /* Their text times on the wall clock. */
     bool stacks;            /* Their stacks (--stack-trace-size > 0). */
     bool ring_buffer;       /* Events of either kind reach user space. */
     bool histograms;        /* --histogram. */

@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include "options.h"
@@ -18,10 +20,98 @@
 #include "report.h"
 #include "snapshot.h"
 
+void
+kd_output_set_status(struct kd_output *output, struct kd_status_line *line,
+                     FILE *tty)
+{
+    memset(line, 0, sizeof *line);
+    line->tty = tty;
+    output->line = line;
+}
+
+/* Erases the status line with spaces between two carriage returns: no
+ * escape sequence, whatever the terminal. */
+void
+kd_output_status_clear(const struct kd_output *o)
+{
+    struct kd_status_line *line = o->line;
+
+    if (line && line->shown) {
+        fprintf(line->tty, "\r%*s\r", (int) line->shown, "");
+        fflush(line->tty);
+        line->shown = 0;
+    }
+    if (line) {
+        free(line->text);
+        line->text = NULL;
+    }
+}
+
+/* The terminal's width in columns, or 80 when it does not say. */
+static size_t
+kd_output_tty_columns(FILE *tty)
+{
+    struct winsize ws;
+
+    if (!ioctl(fileno(tty), TIOCGWINSZ, &ws) && ws.ws_col > 0) {
+        return ws.ws_col;
+    }
+    return 80;
+}
+
+/* The status line, in every format: redrawn in place when its text
+ * changes, cut to the terminal's width less one column (so that it never
+ * wraps, and a carriage return brings the cursor back to its start). */
+static void
+kd_output_status(const struct kd_output *o, const struct kd_status *st)
+{
+    struct kd_status_line *line = o->line;
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    size_t width, n;
+
+    if (!line) {
+        return;
+    }
+    kd_render_text_status(&ds, st);
+    if (line->text && !strcmp(line->text, kd_ds_cstr(&ds))) {
+        kd_ds_destroy(&ds);
+        return;
+    }
+    width = kd_output_tty_columns(line->tty) - 1;
+    n = strlen(kd_ds_cstr(&ds));
+    n = n < width ? n : width;
+    fprintf(line->tty, "\r%.*s", (int) n, kd_ds_cstr(&ds));
+    if (line->shown > n) {
+        fprintf(line->tty, "%*s\r%.*s", (int) (line->shown - n), "",
+                (int) n, kd_ds_cstr(&ds));
+    }
+    fflush(line->tty);
+    line->shown = n;
+    free(line->text);
+    line->text = kd_ds_steal_cstr(&ds);
+}
+
+/* The note that no start trigger fired, on standard error in every
+ * format (standard output stays as the reference leaves it: empty). */
+static void
+kd_output_wait_end(const struct kd_output *o, const char *what,
+                   uint64_t waited_ns)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_output_status_clear(o);
+    kd_render_text_wait_end(&ds, what, waited_ns);
+    fflush(o->stream);
+    kd_ds_flush(&ds, stderr, 0);
+    fflush(stderr);
+    kd_ds_destroy(&ds);
+}
+
 /* Writes 'ds' to the report's stream, flushes it, and frees 'ds'. */
 static void
 kd_output_write(const struct kd_output *o, struct kd_ds *ds)
 {
+    kd_output_status_clear(o);
     kd_ds_flush(ds, o->stream, 0);
     fflush(o->stream);
     kd_ds_destroy(ds);
@@ -32,6 +122,7 @@ kd_output_error(const struct kd_output *o, const char *format, ...)
 {
     va_list args;
 
+    kd_output_status_clear(o);
     fflush(o->stream);
     fputs("ERROR: ", o->errors);
     va_start(args, format);
@@ -99,6 +190,7 @@ kd_output_text_sample(const struct kd_output *o,
                                  snap->window.delta_ns);
         return;
     }
+    kd_output_status_clear(o);
     kd_render_text_sample(&ds, snap, o->stream);
     kd_output_write(o, &ds);
 }
@@ -173,6 +265,8 @@ static const struct kd_output kd_output_text = {
     .long_poll = kd_output_text_long_poll,
     .watch_stop = kd_output_text_watch_stop,
     .watch_end = kd_output_text_watch_end,
+    .status = kd_output_status,
+    .wait_end = kd_output_wait_end,
 };
 
 /* JSON Lines (--json): one record per sample, per long poll interval, at
@@ -184,8 +278,9 @@ static const struct kd_output kd_output_text = {
 static void
 kd_output_json_window(const struct kd_output *o, const struct kd_window *w)
 {
-    (void) o;
+    /* Nothing to write, but the wait is over. */
     (void) w;
+    kd_output_status_clear(o);
 }
 
 static void
@@ -194,6 +289,7 @@ kd_output_json_sample(const struct kd_output *o,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
+    kd_output_status_clear(o);
     kd_render_json_sample(&ds, snap, o->stream);
     kd_output_write(o, &ds);
 }
@@ -262,6 +358,8 @@ static const struct kd_output kd_output_json = {
     .long_poll = kd_output_json_long_poll,
     .watch_stop = kd_output_json_watch_stop,
     .watch_end = kd_output_json_watch_end,
+    .status = kd_output_status,
+    .wait_end = kd_output_wait_end,
 };
 
 void
@@ -271,4 +369,5 @@ kd_output_init(struct kd_output *output, const struct kd_options *options,
     *output = options->json ? kd_output_json : kd_output_text;
     output->stream = stream;
     output->errors = options->json ? errors : stream;
+    output->line = NULL;
 }

@@ -18,6 +18,17 @@ struct kd_options;
 struct kd_snapshot;
 struct kd_window;
 
+/* What a wait has seen so far, for the status line: the wait for a start
+ * trigger ('trigger' set) or the watch of long poll intervals. */
+struct kd_status {
+    const char *trigger;        /* The start trigger, or NULL: watching. */
+    uint64_t elapsed_ns;        /* Since the wait started. */
+    unsigned int tgid;
+    unsigned int n_threads;     /* The target's threads now. */
+    unsigned int n_intervals;   /* Watching: reported so far ... */
+    uint64_t longest_ns;        /* ... and the longest of them. */
+};
+
 /* What a run writes, in the format chosen once at start-up: one
  * interface, struct kd_output, with one implementation per format (text
  * in the reference's layout, JSON Lines with --json), as bpftrace's
@@ -37,6 +48,11 @@ struct kd_output {
      * JSON Lines whatever happens. */
     FILE *stream;
     FILE *errors;
+
+    /* The status line on a terminal's standard error, or NULL: none (not
+     * a terminal, or -q).  Set with kd_output_set_status(); every
+     * operation that writes erases it first. */
+    struct kd_status_line *line;
 
     /* Sampling (kd_sampler_run()). */
 
@@ -74,6 +90,17 @@ struct kd_output {
      * --sample-count intervals. */
     void (*watch_stop)(const struct kd_output *);
 
+    /* While waiting for a start trigger or watching long poll intervals,
+     * about once per 100 ms: what the wait has seen so far, 'status'.
+     * The same in each format: the status line, updated in place (only
+     * when the line is set), never on the report's stream. */
+    void (*status)(const struct kd_output *, const struct kd_status *);
+
+    /* The wait for the start trigger 'what' ended after 'waited_ns' with
+     * no trigger, on a signal: a note on standard error. */
+    void (*wait_end)(const struct kd_output *, const char *what,
+                     uint64_t waited_ns);
+
     /* The end of the watch of process 'tgid': how many intervals were
      * reported, what the capture lost, 'total', and whether the target
      * exited. */
@@ -88,6 +115,22 @@ struct kd_output {
 void kd_output_init(struct kd_output *output,
                     const struct kd_options *options, FILE *stream,
                     FILE *errors);
+
+/* The status line's state: the terminal, and how many columns of it the
+ * line shown now takes (0: none). */
+struct kd_status_line {
+    FILE *tty;
+    size_t shown;
+    char *text;                 /* What is shown, or NULL. */
+};
+
+/* Shows the status line on 'tty' (standard error, a terminal), with
+ * 'line' as its state, which must outlive 'output'. */
+void kd_output_set_status(struct kd_output *output,
+                          struct kd_status_line *line, FILE *tty);
+
+/* Erases the status line, if one is shown, and forgets it. */
+void kd_output_status_clear(const struct kd_output *);
 
 /* Writes an "ERROR: ..." line to the output's error stream, after what
  * was written to the report so far. */

@@ -22,10 +22,8 @@ static void
 kd_render_json_time(struct kd_ds *ds, const char *key,
                     const struct timespec *ts)
 {
-    char buf[40];
-
     kd_json_key(ds, key);
-    kd_json_string(ds, kd_report_wall_time(ts, buf));
+    kd_json_time(ds, ts);
 }
 
 /* ,"KEY":VALUE, or null when 'value' is 0. */
@@ -84,6 +82,17 @@ kd_render_json_stack(struct kd_ds *ds, const struct kd_snapshot *snap,
 }
 
 /* The "syscall_events" array. */
+/* ,"KEY":TIME: monotonic 'ns' of 'snap' on the wall clock. */
+static void
+kd_render_json_event_time(struct kd_ds *ds, const char *key,
+                          const struct kd_snapshot *snap, uint64_t ns)
+{
+    struct timespec ts = kd_snapshot_wall(snap, ns);
+
+    kd_ds_put_char(ds, ',');
+    kd_render_json_time(ds, key, &ts);
+}
+
 static void
 kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
@@ -103,6 +112,8 @@ kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_ds_put_format(ds, ",\"number\":%" PRIu32 ",\"entry_ns\":%" PRIu64
                          ",\"exit_ns\":%" PRIu64, e->syscall, e->entry_ns,
                          e->exit_ns);
+        kd_render_json_event_time(ds, "entry", snap, e->entry_ns);
+        kd_render_json_event_time(ds, "exit", snap, e->exit_ns);
         if (snap->with_stacks) {
             kd_ds_put_cstr(ds, ",\"kernel_stack\":");
             kd_render_json_stack(ds, snap, e->kernel_stack_id);

@@ -15,8 +15,10 @@ struct kd_gap;
 struct kd_losses;
 struct kd_snapshot;
 
-/* The "version" of the JSON records (--json). */
-#define KD_JSON_VERSION 1
+/* The "version" of the JSON records (--json): 2 since their times are
+ * RFC 3339 in UTC ("...Z"; local time without a zone in 1) and syscall
+ * events have wall-clock times. */
+#define KD_JSON_VERSION 2
 
 /* The JSON Lines report (--json): pure functions of a snapshot
  * (snapshot.h), which touch neither the kernel nor /proc; the JSON

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "gap.h"
+#include "output.h"
 #include "report.h"
 #include "snapshot.h"
 #include "syscalls.h"
@@ -37,6 +38,23 @@ kd_render_text_stack(struct kd_ds *ds, const struct kd_snapshot *snap,
     }
 }
 
+/* Where the syscall events would be, when the sample has none (the
+ * reference prints nothing): a line that says so. */
+static void
+kd_render_text_no_events(struct kd_ds *ds, const struct kd_snapshot *snap)
+{
+    const char *whose = snap->filtered ? " of the threads reported" : "";
+    char num[32];
+
+    if (snap->events_over_ns) {
+        kd_ds_put_format(ds, "\n\n# No syscall%s longer than %s ns in this "
+                         "sample.\n", whose,
+                         kd_report_thousands(snap->events_over_ns, num));
+    } else {
+        kd_ds_put_format(ds, "\n\n# No syscall%s in this sample.\n", whose);
+    }
+}
+
 /* The syscall events, their stacks, and the warning about the stacks that
  * could not be kept. */
 static void
@@ -46,23 +64,39 @@ kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
     for (size_t i = 0; i < snap->n_events; i++) {
         const struct kd_snapshot_event *e = &snap->events[i];
 
-        if (!i) {
+        if (!i && snap->with_wall_clock) {
+            kd_report_events_header_wall(ds);
+        } else if (!i) {
             kd_report_events_header(ds);
         }
-        kd_report_event(ds, e->entry_ns, e->exit_ns, e->tid, e->name,
-                        e->syscall);
+        if (snap->with_wall_clock) {
+            struct timespec entry = kd_snapshot_wall(snap, e->entry_ns);
+            struct timespec exit = kd_snapshot_wall(snap, e->exit_ns);
+
+            kd_report_event_wall(ds, &entry, &exit,
+                                 e->exit_ns > e->entry_ns
+                                 ? e->exit_ns - e->entry_ns : 0,
+                                 e->tid, e->name, e->syscall);
+        } else {
+            kd_report_event(ds, e->entry_ns, e->exit_ns, e->tid, e->name,
+                            e->syscall);
+        }
         if (snap->with_stacks) {
             kd_render_text_stack(ds, snap, e->kernel_stack_id);
             kd_render_text_stack(ds, snap, e->user_stack_id);
         }
         kd_render_text_flush(ds, out);
     }
+    if (!snap->n_events) {
+        kd_render_text_no_events(ds, snap);
+    }
     kd_report_lost_stacks(ds, snap->losses.lost_stacks);
 }
 
 /* The entries the maps could not create during the sample. */
 static void
-kd_render_text_lost(struct kd_ds *ds, const uint64_t lost[KD_N_FULL_MAPS])
+kd_render_text_lost(struct kd_ds *ds, const uint64_t lost[KD_N_FULL_MAPS],
+                    const char *subject)
 {
     uint64_t total = 0;
 
@@ -72,24 +106,26 @@ kd_render_text_lost(struct kd_ds *ds, const uint64_t lost[KD_N_FULL_MAPS])
     if (!total) {
         return;
     }
-    kd_ds_put_format(ds, "\n# WARNING: %" PRIu64 " events were not counted "
-                     "because eBPF maps were full:", total);
+    kd_ds_put_format(ds, "\n# WARNING: %" PRIu64 " %s not counted "
+                     "because eBPF maps were full:", total,
+                     total == 1 ? "event was" : "events were");
     for (int i = 0; i < KD_N_FULL_MAPS; i++) {
         if (lost[i]) {
             kd_ds_put_format(ds, " %s %" PRIu64,
                              kd_losses_map_name(i), lost[i]);
         }
     }
-    kd_ds_put_cstr(ds, ".\n#          The statistics above are incomplete; "
-                   "size the maps for more\n#          threads with the "
-                   "--max-threads option.\n");
+    kd_ds_put_format(ds, ".\n#          %s; size the maps for more\n"
+                     "#          threads with the --max-threads option.\n",
+                     subject);
 }
 
 /* The events the kernel did not run a program of ours for, during the
  * sample: it skips a BPF program that would run on a CPU where a BPF
  * program is already running (bpf_prog_info.recursion_misses). */
 static void
-kd_render_text_misses(struct kd_ds *ds, const struct kd_losses *losses)
+kd_render_text_misses(struct kd_ds *ds, const struct kd_losses *losses,
+                      const char *subject)
 {
     uint64_t total = kd_losses_misses(losses);
 
@@ -97,34 +133,37 @@ kd_render_text_misses(struct kd_ds *ds, const struct kd_losses *losses)
         return;
     }
     kd_ds_put_format(ds, "\n# WARNING: The kernel skipped kernel_delay's "
-                     "eBPF programs %" PRIu64 " times,\n#          as "
+                     "eBPF programs %" PRIu64 " time%s,\n#          as "
                      "another eBPF program was running on the same CPU:",
-                     total);
+                     total, total == 1 ? "" : "s");
     for (size_t i = 0; i < losses->n_misses; i++) {
         kd_ds_put_format(ds, " ");
         kd_ds_put_safe_cstr(ds, losses->misses[i].hook);
         kd_ds_put_format(ds, " %" PRIu64, losses->misses[i].count);
     }
-    kd_ds_put_cstr(ds, ".\n#          The statistics above miss those "
-                   "events.\n");
+    kd_ds_put_format(ds, ".\n#          %s.\n", subject);
 }
 
-/* What the capture missed, in 'losses': map entries, the kernel's skips,
- * and context switches, 'effect' saying what the last mean. */
+/* What the capture missed, in 'losses': map entries and the kernel's
+ * skips, 'incomplete' and 'missed' saying what the first two mean for
+ * the report, and context switches, 'effect' saying what the last mean. */
 static void
 kd_render_text_missed(struct kd_ds *ds, const struct kd_losses *losses,
+                      const char *incomplete, const char *missed,
                       const char *effect)
 {
-    kd_render_text_lost(ds, losses->map_full);
-    kd_render_text_misses(ds, losses);
-    if (losses->switches_missed) {
+    uint64_t n = losses->switches_missed;
+
+    kd_render_text_lost(ds, losses->map_full, incomplete);
+    kd_render_text_misses(ds, losses, missed);
+    if (n) {
         kd_ds_put_format(ds, "\n# WARNING: kernel_delay's eBPF programs did "
-                         "not see %" PRIu64 " context switches\n#          "
+                         "not see %" PRIu64 " context switch%s\n#          "
                          "of the traced threads, which the kernel made "
                          "without running\n#          the sched_switch "
                          "tracepoint: a turn whose start was not seen is "
                          "timed\n#          by the kernel's own run time of "
-                         "its thread%s", losses->switches_missed, effect);
+                         "its thread%s", n, n == 1 ? "" : "es", effect);
     }
 }
 
@@ -135,6 +174,10 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
     const struct kd_sample *sample = &snap->sample;
 
     kd_report_sample(ds, sample);
+    if (snap->filtered && !sample->n_threads) {
+        kd_ds_put_format(ds, "# No thread of process %u matched --thread or "
+                         "--tid in this sample.\n", snap->tgid);
+    }
     kd_report_upcalls(ds, sample->upcalls, sample->n_upcalls,
                       sample->n_cpus);
     if (snap->losses.upcall_module_gone) {
@@ -151,7 +194,10 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_report_summary(ds, snap->rows, sample->n_threads,
                           kd_window_ns(&snap->window));
     }
-    kd_render_text_missed(ds, &snap->losses, "; a thread seen switching\n"
+    kd_render_text_missed(ds, &snap->losses,
+                          "The statistics above are incomplete",
+                          "The statistics above miss those events",
+                          "; a thread seen switching\n"
                           "#          in twice is one RUN and READY short.\n");
 }
 
@@ -310,7 +356,12 @@ kd_render_text_watch_end(struct kd_ds *ds, unsigned int tgid,
 {
     kd_ds_put_format(ds, "\n# %u long poll interval%s reported.\n",
                      reported, reported == 1 ? "" : "s");
-    kd_render_text_missed(ds, total, "; what is still not\n"
+    kd_render_text_missed(ds, total,
+                          reported ? "The intervals above are incomplete"
+                                   : "An interval may have gone unreported",
+                          reported ? "The intervals above miss those events"
+                                   : "An interval may have gone unreported",
+                          "; what is still not\n"
                           "#          known is unaccounted.\n");
     kd_render_text_final(ds, total, 1);
     if (target_exited) {
@@ -347,4 +398,55 @@ kd_render_text_exited(struct kd_ds *ds, unsigned int tgid, bool waiting)
         kd_ds_put_format(ds, "\n# NOTE: Process %u exited during the "
                          "sample; the sample above ends there.\n", tgid);
     }
+}
+
+/* 'ns' as "42 s", "1m05s" or "2h03m", whole seconds. */
+static void
+kd_render_text_elapsed(struct kd_ds *ds, uint64_t ns)
+{
+    uint64_t s = ns / 1000000000;
+
+    if (s < 60) {
+        kd_ds_put_format(ds, "%" PRIu64 " s", s);
+    } else if (s < 3600) {
+        kd_ds_put_format(ds, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+    } else {
+        kd_ds_put_format(ds, "%" PRIu64 "h%02" PRIu64 "m", s / 3600,
+                         s / 60 % 60);
+    }
+}
+
+void
+kd_render_text_status(struct kd_ds *ds, const struct kd_status *st)
+{
+    const char *s = st->n_threads == 1 ? "" : "s";
+
+    if (st->trigger) {
+        kd_ds_put_cstr(ds, "Waiting ");
+        kd_render_text_elapsed(ds, st->elapsed_ns);
+        kd_ds_put_format(ds, ", %u thread%s, Ctrl-C to stop; start "
+                         "trigger: ", st->n_threads, s);
+        kd_ds_put_safe_cstr(ds, st->trigger);
+        return;
+    }
+    kd_ds_put_format(ds, "Watching %u thread%s, ", st->n_threads, s);
+    kd_render_text_elapsed(ds, st->elapsed_ns);
+    kd_ds_put_cstr(ds, ", Ctrl-C to stop; ");
+    if (st->n_intervals) {
+        kd_ds_put_format(ds, "%u long poll%s, longest %.1f ms",
+                         st->n_intervals, st->n_intervals == 1 ? "" : "s",
+                         st->longest_ns / 1e6);
+    } else {
+        kd_ds_put_cstr(ds, "no long poll yet");
+    }
+}
+
+void
+kd_render_text_wait_end(struct kd_ds *ds, const char *what,
+                        uint64_t waited_ns)
+{
+    kd_ds_put_format(ds, "kernel_delay: no start trigger fired in %.1f s (",
+                     waited_ns / 1e9);
+    kd_ds_put_safe_cstr(ds, what);
+    kd_ds_put_cstr(ds, ")\n");
 }

@@ -541,20 +541,52 @@ kd_report_events_header(struct kd_ds *ds)
                    "---------------- ----------  ----------------\n");
 }
 
+/* An event's columns after TID: COMM, DELTA (us) and SYSCALL. */
+static void
+kd_report_event_rest(struct kd_ds *ds, uint64_t delta_ns, const char *name,
+                     uint32_t syscall)
+{
+    char buf[64];
+
+    kd_report_field(ds, name, 16, true, false);
+    kd_ds_put_char(ds, ' ');
+    kd_report_num(ds, delta_ns / 1000, 10);
+    kd_ds_put_format(ds, "  %s\n", kd_syscall_format(syscall, buf,
+                                                     sizeof buf));
+}
+
 void
 kd_report_event(struct kd_ds *ds, uint64_t entry_ts, uint64_t exit_ts,
                 uint32_t tid, const char *name, uint32_t syscall)
 {
-    char buf[64];
-
     kd_ds_put_format(ds, "  %19" PRIu64 " %19" PRIu64 " %10" PRIu32 " ",
                      entry_ts, exit_ts, tid);
-    kd_report_field(ds, name, 16, true, false);
-    kd_ds_put_char(ds, ' ');
-    kd_report_num(ds, exit_ts > entry_ts ? (exit_ts - entry_ts) / 1000 : 0,
-                  10);
-    kd_ds_put_format(ds, "  %s\n", kd_syscall_format(syscall, buf,
-                                                     sizeof buf));
+    kd_report_event_rest(ds, exit_ts > entry_ts ? exit_ts - entry_ts : 0,
+                         name, syscall);
+}
+
+void
+kd_report_events_header_wall(struct kd_ds *ds)
+{
+    kd_ds_put_format(ds, "\n\n# SYSCALL EVENTS:\n  %27s %27s %10s %-16s "
+                     "%10s  %s\n", "ENTRY (UTC)", "EXIT (UTC)", "TID",
+                     "COMM", "DELTA (us)", "SYSCALL");
+    kd_ds_put_cstr(ds, "  --------------------------- "
+                   "--------------------------- ---------- "
+                   "---------------- ----------  ----------------\n");
+}
+
+void
+kd_report_event_wall(struct kd_ds *ds, const struct timespec *entry,
+                     const struct timespec *exit, uint64_t delta_ns,
+                     uint32_t tid, const char *name, uint32_t syscall)
+{
+    char entry_buf[32], exit_buf[32];
+
+    kd_ds_put_format(ds, "  %s %s %10" PRIu32 " ",
+                     kd_utc_time(entry, entry_buf),
+                     kd_utc_time(exit, exit_buf), tid);
+    kd_report_event_rest(ds, delta_ns, name, syscall);
 }
 
 void

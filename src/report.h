@@ -96,6 +96,13 @@ void kd_report_event(struct kd_ds *, uint64_t entry_ts, uint64_t exit_ts,
                      uint32_t tid, const char *name, uint32_t syscall);
 void kd_report_frame(struct kd_ds *, const char *frame);
 
+/* The same with --wall-clock: ENTRY and EXIT as UTC wall-clock times
+ * (kd_utc_time()), 27 columns each, not CLOCK_MONOTONIC ns. */
+void kd_report_events_header_wall(struct kd_ds *);
+void kd_report_event_wall(struct kd_ds *, const struct timespec *entry,
+                          const struct timespec *exit, uint64_t delta_ns,
+                          uint32_t tid, const char *name, uint32_t syscall);
+
 /* The reference's warning about stacks that could not be shown. */
 void kd_report_lost_stacks(struct kd_ds *, uint64_t n);
 

@@ -17,7 +17,24 @@
 #include "options.h"
 #include "output.h"
 #include "snapshot.h"
+#include "target.h"
 #include "waiter.h"
+
+/* Updates the status line with 'st', whose wait started at 'since' (and
+ * the target's threads, counted once per second of it). */
+static void
+kd_sampler_status(const struct kd_sampler *s, struct kd_status *st,
+                  uint64_t since)
+{
+    uint64_t elapsed = kd_now_ns() - since;
+
+    if (!st->tgid || elapsed / 1000000000 != st->elapsed_ns / 1000000000) {
+        st->tgid = kd_capture_tgid(s->capture);
+        st->n_threads = kd_target_count_threads(NULL, st->tgid);
+    }
+    st->elapsed_ns = elapsed;
+    s->output->status(s->output, st);
+}
 
 /* Reads the sample that just ended and reports it (or that it is
  * skipped).  Returns 0 or a positive errno. */
@@ -81,14 +98,20 @@ kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
     struct kd_events *events = kd_capture_events(s->capture);
     const struct kd_options *o = s->options;
     uint64_t n_starts = ev->n_starts, n_stops = ev->n_stops;
-    uint64_t stopped_at = 0, state;
+    struct kd_status st = { .trigger = o->start_trigger };
+    uint64_t stopped_at = 0, state, since = kd_now_ns();
 
     while (!kd_waiter_done(s->waiter)
            && (!deadline || kd_now_ns() < deadline)) {
         /* Wakes up at least every 100 ms, to look at the capture state. */
         uint64_t wake = kd_now_ns() + 100000000ull;
-        int err = kd_wait(s->waiter, events,
-                          deadline && deadline < wake ? deadline : wake);
+        int err;
+
+        if (!*started) {
+            kd_sampler_status(s, &st, since);
+        }
+        err = kd_wait(s->waiter, events,
+                      deadline && deadline < wake ? deadline : wake);
 
         if (err) {
             kd_output_error(s->output, "Failed to read eBPF events: %s\n",
@@ -170,7 +193,7 @@ kd_sampler_one(const struct kd_sampler *s, unsigned int index, bool *done,
     const struct kd_options *o = s->options;
     struct kd_window window = { .index = index };
     bool started = !o->start_trigger, by_stop = false;
-    uint64_t deadline = 0;
+    uint64_t deadline = 0, since = kd_now_ns();
     int err;
 
     if (started) {
@@ -188,6 +211,9 @@ kd_sampler_one(const struct kd_sampler *s, unsigned int index, bool *done,
         if (!err && s->waiter->target_exited) {
             s->output->exited(s->output, kd_capture_tgid(s->capture),
                               true);
+        } else if (!err) {
+            s->output->wait_end(s->output, o->start_trigger,
+                                kd_now_ns() - since);
         }
         *last = true;
         return err;
@@ -239,7 +265,7 @@ kd_sampler_watch_losses(const struct kd_sampler *s)
  * threads the filter keeps, until '*reported' reaches 'limit'. */
 static void
 kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
-                        unsigned int limit)
+                        unsigned int limit, uint64_t *longest)
 {
     struct kd_event_state *ev = &kd_capture_events(s->capture)->state;
     int64_t offset = kd_sampler_mono_to_wall_ns();
@@ -257,6 +283,9 @@ kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
         }
         warned = true;
         ++*reported;
+        if (kd_gap_ns(&gap) > *longest) {
+            *longest = kd_gap_ns(&gap);
+        }
         s->output->long_poll(s->output, &gap,
                              kd_capture_total_losses(s->capture));
     }
@@ -272,6 +301,8 @@ kd_sampler_watch(const struct kd_sampler *s)
     const struct kd_options *o = s->options;
     unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
     struct kd_events *events = kd_capture_events(s->capture);
+    struct kd_status st = { .trigger = NULL };
+    uint64_t since = kd_now_ns();
     unsigned int reported = 0;
     int err;
 
@@ -286,19 +317,22 @@ kd_sampler_watch(const struct kd_sampler *s)
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the
      * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
     while (!kd_waiter_done(s->waiter) && reported < limit) {
+        st.n_intervals = reported;
+        kd_sampler_status(s, &st, since);
         err = kd_wait(s->waiter, events, kd_now_ns() + 100000000ull);
         if (err) {
             kd_output_error(s->output, "Failed to read eBPF events: %s\n",
                             strerror(err));
             break;
         }
-        kd_sampler_watch_report(s, &reported, limit);
+        kd_sampler_watch_report(s, &reported, limit, &st.longest_ns);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit. */
         kd_events_drain(events);
-        kd_sampler_watch_report(s, &reported, limit);
+        kd_sampler_watch_report(s, &reported, limit, &st.longest_ns);
     }
+    kd_output_status_clear(s->output);
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     s->output->watch_stop(s->output);
     kd_sampler_watch_losses(s);
@@ -314,6 +348,7 @@ kd_sampler_run(const struct kd_sampler *s)
     const struct kd_options *o = s->options;
     unsigned int n_done = 0, index = 0;
     bool last = false;
+    uint64_t since;
     int err = 0;
 
     if (o->long_poll) {
@@ -332,6 +367,7 @@ kd_sampler_run(const struct kd_sampler *s)
             return err;
         }
     }
+    since = kd_now_ns();
     while (!err && !last && n_done < o->sample_count
            && !kd_waiter_done(s->waiter)) {
         bool done = false;
@@ -343,6 +379,11 @@ kd_sampler_run(const struct kd_sampler *s)
             kd_wait(s->waiter, NULL,
                     kd_now_ns() + o->sample_interval * 1e9);
         }
+    }
+    if (!err && !index && o->start_trigger && !s->waiter->target_exited) {
+        /* A signal came as soon as the capture was armed. */
+        s->output->wait_end(s->output, o->start_trigger,
+                            kd_now_ns() - since);
     }
     return err;
 }

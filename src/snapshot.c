@@ -15,6 +15,7 @@
 #include "symbols.h"
 #include "target.h"
 #include "util.h"
+#include "waiter.h"
 
 static int
 kd_event_cmp(const void *a_, const void *b_)
@@ -99,6 +100,10 @@ kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
     snap->tgid = kd_capture_tgid(capture);
     snap->window = *window;
     snap->with_events = needs->syscall_events;
+    snap->events_over_ns = needs->syscall_events_ns;
+    snap->with_wall_clock = needs->wall_clock;
+    snap->wall_offset_ns = (int64_t) kd_clock_ns(CLOCK_REALTIME)
+                           - (int64_t) kd_now_ns();
     snap->with_stacks = needs->stacks;
     snap->with_summary = needs->summary;
     snap->sample.pid = snap->tgid;
@@ -231,6 +236,7 @@ kd_snapshot_resolve(struct kd_snapshot *snap,
     }
     kd_sample_group(&snap->sample, kd_target_thread_name, NULL);
     kd_sample_filter(&snap->sample, filter);
+    snap->filtered = filter->has_regex || filter->n_tids;
     if (snap->with_summary) {
         snap->rows = kd_xcalloc(snap->sample.n_threads, sizeof *snap->rows);
         kd_summary_compute(&snap->sample, snap->rows);

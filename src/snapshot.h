@@ -74,8 +74,15 @@ struct kd_snapshot {
 
     /* What the report holds, from the options. */
     bool with_events;           /* --syscall-events. */
+    uint64_t events_over_ns;    /* Their threshold, 0 for all. */
+    bool with_wall_clock;       /* --wall-clock: their text times. */
+
+    /* CLOCK_REALTIME - CLOCK_MONOTONIC when the sample was read: turns
+     * the events' times into wall-clock times (kd_snapshot_wall()). */
+    int64_t wall_offset_ns;
     bool with_stacks;           /* ... with stacks. */
     bool with_summary;          /* --summary. */
+    bool filtered;              /* --thread or --tid: threads left out. */
 
     /* The statistics, grouped per thread and filtered once resolved, and
      * the summary's rows (with_summary). */
@@ -97,6 +104,16 @@ struct kd_snapshot {
     struct kd_losses losses;
     struct kd_losses total;
 };
+
+/* Monotonic 'ns' of 'snap' as a wall-clock time. */
+static inline struct timespec
+kd_snapshot_wall(const struct kd_snapshot *snap, uint64_t ns)
+{
+    int64_t wall = (int64_t) ns + snap->wall_offset_ns;
+
+    return (struct timespec) { .tv_sec = wall / 1000000000,
+                               .tv_nsec = wall % 1000000000 };
+}
 
 struct kd_thread_filter;
 

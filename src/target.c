@@ -182,3 +182,23 @@ kd_target_thread_name(uint32_t pid, uint32_t tid, void *aux)
              kd_proc(aux), pid, tid);
     return kd_read_file_text(path, &name) ? NULL : name;
 }
+
+unsigned int
+kd_target_count_threads(const char *proc_root, unsigned int pid)
+{
+    unsigned int n = 0;
+    struct dirent *de;
+    char path[512];
+    DIR *dir;
+
+    snprintf(path, sizeof path, "%s/%u/task", kd_proc(proc_root), pid);
+    dir = opendir(path);
+    if (!dir) {
+        return 0;
+    }
+    while ((de = readdir(dir))) {
+        n += isdigit((unsigned char) de->d_name[0]) != 0;
+    }
+    closedir(dir);
+    return n;
+}

@@ -24,4 +24,9 @@ int kd_target_resolve(const char *proc_root, unsigned int pid,
  * for "/proc"). */
 char *kd_target_thread_name(uint32_t pid, uint32_t tid, void *aux);
 
+/* How many threads process 'pid' has now (entries of /proc/PID/task
+ * under 'proc_root', NULL for "/proc"); 0 when it is gone. */
+unsigned int kd_target_count_threads(const char *proc_root,
+                                     unsigned int pid);
+
 #endif /* target.h */

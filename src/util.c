@@ -429,3 +429,15 @@ kd_xstrdup_safe(const char *s)
     kd_ds_put_safe_cstr(&ds, s);
     return kd_ds_steal_cstr(&ds);
 }
+
+const char *
+kd_utc_time(const struct timespec *ts, char buf[32])
+{
+    char date[24];
+    struct tm utc;
+
+    gmtime_r(&ts->tv_sec, &utc);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &utc);
+    snprintf(buf, 32, "%.19s.%06ldZ", date, ts->tv_nsec / 1000 % 1000000);
+    return buf;
+}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #define KD_ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
 
@@ -117,5 +118,11 @@ size_t kd_ds_put_safe(struct kd_ds *, const char *s, size_t len,
  * new string (for messages that quote such text). */
 void kd_ds_put_safe_cstr(struct kd_ds *, const char *s);
 char *kd_xstrdup_safe(const char *s);
+
+/* Wall-clock time 'ts' in RFC 3339, in UTC with "Z", to the microsecond
+ * (truncated), whatever TZ says: "2026-11-25T07:24:37.595260Z", 27
+ * characters.  Returns 'buf'. */
+#define KD_UTC_TIME_LEN 27
+const char *kd_utc_time(const struct timespec *ts, char buf[32]);
 
 #endif /* util.h */

@@ -45,6 +45,7 @@
 #   summary.sh    summary
 #   histogram.sh  histogram
 #   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs
+#   outputs.sh    empty_results, json_times, wall_clock, status_line
 
 set -u
 export LC_ALL=C
@@ -78,6 +79,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/e2e/histogram.sh"
 # shellcheck source=tests/e2e/longpoll.sh
 . "$HERE/e2e/longpoll.sh"
+# shellcheck source=tests/e2e/outputs.sh
+. "$HERE/e2e/outputs.sh"
 
 # Attempts of a scenario that compares with schedstat (run_with_retry).
 E2E_ATTEMPTS=${E2E_ATTEMPTS:-3}
@@ -97,7 +100,9 @@ target_exit target_exit_waiting signals signal_during_compile kill9 \
 stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \
 filters \
 summary \
-list_probes histogram long_poll long_poll_wait long_poll_ovs autodetect}
+list_probes histogram long_poll long_poll_wait long_poll_ovs \
+empty_results json_times wall_clock status_line \
+autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=

@@ -26,7 +26,7 @@ scenario_json() {
         return
     fi
     pass "$tag: output parses as JSON"
-    check_eq "$tag: version" 1 "$(jq '.version' "$out")"
+    check_eq "$tag: version" 2 "$(jq '.version' "$out")"
     check_eq "$tag: pid" "${WL_PID[main]}" "$(jq '.pid' "$out")"
     check_eq "$tag: not skipped" false "$(jq '.skipped' "$out")"
     n=$(jq ".threads[] | select(.tid == $tid) | .syscalls[]

@@ -595,7 +595,7 @@ kd_end() {
     else
         fail "$tag: report consistency (JSON): $JSON_ERR"
     fi
-    # The window's end, in local time to the microsecond, against the
+    # The window's end, in UTC ("Z") to the microsecond, against the
     # clock read when the job had ended.
     stop=$(jq -r '.window.stop // empty' "$KD_OUT" 2>/dev/null | head -n 1)
     [[ -n $stop ]] && stop=$(date -d "$stop" +%s%N 2>/dev/null)
@@ -1203,7 +1203,7 @@ def nonincreasing(f): [.[] | f] as $v
 def bad(cond; msg): if cond then msg else empty end;
 def stat_ok: .count >= 1 and .max_ns <= .total_ns
              and .total_ns <= .count * .max_ns;
-bad(.version != 1; "version \(.version), not 1"),
+bad(.version != 2; "version \(.version), not 2"),
 bad(.skipped; "the sample was skipped"),
 (.window | bad(.duration_ns != .stop_ns - .start_ns;
                "window: duration_ns is not stop_ns - start_ns"),
@@ -1425,7 +1425,7 @@ switches_reported() {
     if [[ $(head -c 1 "$KD_OUT") == "{" ]]; then
         jq -s 'map(.warnings.switches_missed // 0) | add // 0' "$KD_OUT"
     else
-        sed -n "s/^# WARNING: kernel_delay's eBPF programs did not see \([0-9]*\) context switches$/\1/p" \
+        sed -n "s/^# WARNING: kernel_delay's eBPF programs did not see \([0-9]*\) context switch\(es\)\?$/\1/p" \
             "$KD_OUT" | awk '{ n += $1 } END { print n + 0 }'
     fi
 }

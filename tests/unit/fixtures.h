@@ -261,6 +261,8 @@ make_snapshot(struct kd_snapshot *snap, struct kd_stack stacks[2],
         .start_wall = { .tv_sec = 1700000000, .tv_nsec = 123456789 },
         .stop_wall = { .tv_sec = 1700000002, .tv_nsec = 0 },
     };
+    /* Monotonic 1 s is 1700000000 s on the wall clock. */
+    snap->wall_offset_ns = 1699999999000000000;
     stacks[0] = (struct kd_stack) { .taken = true, .kernel = true,
                                     .frames = kernel_frames,
                                     .n_frames = 1 };

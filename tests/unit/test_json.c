@@ -5,9 +5,13 @@
 
 /* Unit tests of src/json.c: JSON strings from any bytes. */
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "json.h"
 #include "util.h"
 #include "check.h"
+#include "fixtures.h"
 
 static void
 test_json_string(void)
@@ -30,8 +34,33 @@ test_json_string(void)
     kd_ds_destroy(&ds);
 }
 
+/* RFC 3339 in UTC, whatever the local zone: New York's 02:24:37 EST is
+ * 07:24:37Z; microseconds always, truncated. */
+static void
+test_json_time(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct timespec ts = { .tv_sec = 1795591477, .tv_nsec = 595260999 };
+    struct tm local;
+
+    with_tz("America/New_York");
+    /* The zone is in effect (tzdata installed): 02:24 local time. */
+    localtime_r(&ts.tv_sec, &local);
+    CHECK_INT(local.tm_hour, 2);
+    kd_json_time(&ds, &ts);
+    CHECK_STR(kd_ds_cstr(&ds), "\"2026-11-25T07:24:37.595260Z\"");
+    kd_ds_destroy(&ds);
+
+    ts = (struct timespec) { .tv_sec = 1700000000, .tv_nsec = 0 };
+    kd_json_time(&ds, &ts);
+    CHECK_STR(kd_ds_cstr(&ds), "\"2023-11-14T22:13:20.000000Z\"");
+    kd_ds_destroy(&ds);
+    with_tz(NULL);
+}
+
 static const struct test tests[] = {
     TEST(test_json_string),
+    TEST(test_json_time),
 };
 
 CHECK_SUITE(json, tests)

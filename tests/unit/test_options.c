@@ -40,7 +40,9 @@
     "                    [--thread REGEX] [--tid TID[,TID...]] "        \
     "[--summary]\n"                                                     \
     "                    [--histogram] [--json] [--list-probes]\n"     \
-    "                    [--long-poll-events [DURATION_NS]] [--version]\n"
+    "                    [--long-poll-events [DURATION_NS]] [--wall-clock] "\
+    "[-q]\n"                                                            \
+    "                    [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -111,6 +113,10 @@ static const char help_rest[] =
     "                        DURATION_NS (default 1000000000): where the "
     "time\n"
     "                        went and who ran instead; see kernel_delay(8)\n"
+    "  --wall-clock          With -s, list the events' ENTRY and EXIT as UTC\n"
+    "                        wall-clock times, not CLOCK_MONOTONIC ns\n"
+    "  -q, --quiet           No status line on standard error while waiting\n"
+    "                        (a terminal's only)\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"

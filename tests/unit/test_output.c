@@ -99,7 +99,8 @@ test_output_complete(void)
         test_output_open(&t, json);
         CHECK(o->sample_start && o->sample_stop && o->sample && o->exited
               && o->final && o->watch_start && o->long_poll
-              && o->watch_stop && o->watch_end);
+              && o->watch_stop && o->watch_end && o->status
+              && o->wait_end);
         test_output_close(&t);
     }
 }
@@ -235,7 +236,7 @@ test_output_exited_final(void)
     free(s);
     t.output.exited(&t.output, 42, true);
     s = test_output_take(&t);
-    CHECK_STR(s, "{\"version\":1,\"pid\":42,\"target_exited\":true,"
+    CHECK_STR(s, "{\"version\":2,\"pid\":42,\"target_exited\":true,"
               "\"waiting_for\":\"start trigger\"}\n");
     free(s);
     test_output_close(&t);
@@ -326,6 +327,70 @@ test_output_error(void)
     test_output_close(&t);
 }
 
+/* The status line, in both formats: on the terminal only (never on the
+ * report's stream), drawn after a carriage return, cut to the width less
+ * one column, not redrawn when unchanged, erased with spaces before
+ * anything else is written; nothing at all without a terminal. */
+static void
+test_output_status(void)
+{
+    struct kd_status st = {
+        .trigger = "u:kd_workload:job_start", .elapsed_ns = 3100000000ull,
+        .tgid = 42, .n_threads = 12,
+    };
+
+    for (int json = 0; json < 2; json++) {
+        struct kd_ds text = KD_DS_EMPTY_INITIALIZER;
+        struct kd_status_line line;
+        struct test_output t;
+        char *tty_buf = NULL, *s, *expected;
+        size_t tty_len = 0, n;
+        FILE *tty;
+
+        test_output_open(&t, json);
+        t.output.status(&t.output, &st);
+        test_output_close(&t);
+
+        test_output_open(&t, json);
+        tty = open_memstream(&tty_buf, &tty_len);
+        kd_output_set_status(&t.output, &line, tty);
+        kd_render_text_status(&text, &st);
+        t.output.status(&t.output, &st);
+        t.output.status(&t.output, &st);
+        fflush(tty);
+        /* A memory stream has no width: 80 columns, less one. */
+        n = strlen(kd_ds_cstr(&text)) < 79 ? strlen(kd_ds_cstr(&text)) : 79;
+        expected = kd_xasprintf("\r%.*s", (int) n, kd_ds_cstr(&text));
+        CHECK_STR(tty_buf, expected);
+        free(expected);
+        t.output.exited(&t.output, 42, true);
+        fflush(tty);
+        expected = kd_xasprintf("\r%.*s\r%*s\r", (int) n,
+                                kd_ds_cstr(&text), (int) n, "");
+        CHECK_STR(tty_buf, expected);
+        free(expected);
+        s = test_output_take(&t);
+        CHECK_NOT_CONTAINS(s, "Ctrl-C");
+        CHECK_NOT_CONTAINS(s, "\r");
+        free(s);
+
+        /* A sample starts: the wait is over, in JSON too (which writes
+         * nothing then). */
+        t.output.status(&t.output, &st);
+        t.output.sample_start(&t.output, &(struct kd_window) { .index = 1 });
+        fflush(tty);
+        expected = kd_xasprintf("\r%.*s\r%*s\r\r%.*s\r%*s\r", (int) n,
+                                kd_ds_cstr(&text), (int) n, "", (int) n,
+                                kd_ds_cstr(&text), (int) n, "");
+        CHECK_STR(tty_buf, expected);
+        free(expected);
+        fclose(tty);
+        free(tty_buf);
+        kd_ds_destroy(&text);
+        test_output_close(&t);
+    }
+}
+
 static const struct test tests[] = {
     TEST(test_output_complete),
     TEST(test_output_text_sample),
@@ -333,6 +398,7 @@ static const struct test tests[] = {
     TEST(test_output_exited_final),
     TEST(test_output_watch),
     TEST(test_output_error),
+    TEST(test_output_status),
 };
 
 CHECK_SUITE(output, tests)

@@ -29,9 +29,9 @@ test_render_json_sample(void)
     snap.window.target_exited = true;
     kd_render_json_sample(&ds, &snap, NULL);
     CHECK_STR(kd_ds_cstr(&ds),
-        "{\"version\":1,\"pid\":42,\"sample\":3,\"skipped\":false,"
-        "\"window\":{\"start\":\"2023-11-14T22:13:20.123456\","
-        "\"stop\":\"2023-11-14T22:13:22\",\"start_ns\":1000000000,"
+        "{\"version\":2,\"pid\":42,\"sample\":3,\"skipped\":false,"
+        "\"window\":{\"start\":\"2023-11-14T22:13:20.123456Z\","
+        "\"stop\":\"2023-11-14T22:13:22.000000Z\",\"start_ns\":1000000000,"
         "\"stop_ns\":3000000000,\"duration_ns\":2000000000,"
         "\"start_trigger_ns\":null,\"stop_trigger_ns\":null,"
         "\"trigger_delta_ns\":null},"
@@ -39,10 +39,14 @@ test_render_json_sample(void)
         "\"syscall_events\":["
         "{\"tid\":43,\"name\":\"handler1\",\"syscall\":\"poll\","
         "\"number\":7,\"entry_ns\":1500000000,\"exit_ns\":1500002000,"
+        "\"entry\":\"2023-11-14T22:13:20.500000Z\","
+        "\"exit\":\"2023-11-14T22:13:20.500002Z\","
         "\"kernel_stack\":[\"do_sys_poll+0x1a [kernel]\"],"
         "\"user_stack\":[\"main+0x10 [workload]\"]},"
         "{\"tid\":44,\"name\":\"bad\\u001b]0;x\\u0007\",\"syscall\":\"poll\","
         "\"number\":7,\"entry_ns\":1600000000,\"exit_ns\":1600001000,"
+        "\"entry\":\"2023-11-14T22:13:20.600000Z\","
+        "\"exit\":\"2023-11-14T22:13:20.600001Z\","
         "\"kernel_stack\":[\"do_sys_poll+0x1a [kernel]\"],"
         "\"user_stack\":null}],"
         "\"summary\":null,"
@@ -127,9 +131,10 @@ test_render_json_skipped(void)
     snap.total.triggers_missed = 1;
     kd_render_json_sample(&ds, &snap, NULL);
     CHECK_STR(kd_ds_cstr(&ds),
-        "{\"version\":1,\"pid\":7,\"sample\":2,\"skipped\":true,"
-        "\"window\":{\"start\":\"1970-01-01T00:00:00\","
-        "\"stop\":\"1970-01-01T00:00:00\",\"start_ns\":10,\"stop_ns\":25,"
+        "{\"version\":2,\"pid\":7,\"sample\":2,\"skipped\":true,"
+        "\"window\":{\"start\":\"1970-01-01T00:00:00.000000Z\","
+        "\"stop\":\"1970-01-01T00:00:00.000000Z\","
+        "\"start_ns\":10,\"stop_ns\":25,"
         "\"duration_ns\":15,\"start_trigger_ns\":10,\"stop_trigger_ns\":25,"
         "\"trigger_delta_ns\":15},"
         "\"warnings\":{\"map_full\":{},\"recursion_misses\":{},"
@@ -145,7 +150,7 @@ test_render_json_exited(void)
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     kd_render_json_exited(&ds, 42, true);
-    CHECK_STR(kd_ds_cstr(&ds), "{\"version\":1,\"pid\":42,"
+    CHECK_STR(kd_ds_cstr(&ds), "{\"version\":2,\"pid\":42,"
               "\"target_exited\":true,\"waiting_for\":\"start trigger\"}\n");
     kd_ds_destroy(&ds);
 
@@ -174,10 +179,11 @@ test_render_json_gap(void)
     kd_render_json_gap(&ds, &gap, &total);
     with_tz(NULL);
     CHECK_STR(kd_ds_cstr(&ds),
-        "{\"version\":1,\"type\":\"long_poll\",\"index\":3,\"pid\":40,"
+        "{\"version\":2,\"type\":\"long_poll\",\"index\":3,\"pid\":40,"
         "\"tid\":42,\"name\":\"rev\\u001blidator12345\","
         "\"start_ns\":5000000000,\"end_ns\":6000000000,"
-        "\"start\":\"2001-09-09T01:46:45\",\"end\":\"2001-09-09T01:46:46\","
+        "\"start\":\"2001-09-09T01:46:45.000000Z\","
+        "\"end\":\"2001-09-09T01:46:46.000000Z\","
         "\"gap_ns\":1000000000,\"on_cpu_ns\":97000000,"
         "\"run_queue_ns\":300000000,\"stopped_ns\":400000000,"
         "\"hardirq_ns\":1000000,\"softirq_ns\":2000000,"
@@ -201,7 +207,7 @@ test_render_json_gap(void)
 
     kd_render_json_watch_end(&ds, 40, &total, 5, true);
     CHECK_STR(kd_ds_cstr(&ds),
-        "{\"version\":1,\"type\":\"long_poll_end\",\"pid\":40,"
+        "{\"version\":2,\"type\":\"long_poll_end\",\"pid\":40,"
         "\"reported\":5,\"warnings\":{\"map_full\":{},"
         "\"recursion_misses\":{},\"switches_missed\":0,\"lost_stacks\":0,"
         "\"events_dropped\":2,\"triggers_missed\":0,"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gap.h"
+#include "output.h"
 #include "render_text.h"
 #include "report.h"
 #include "snapshot.h"
@@ -87,6 +88,81 @@ test_render_text_plain(void)
     CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "SYSCALL EVENTS");
     kd_ds_destroy(&ds);
     kd_ds_destroy(&expected);
+}
+
+/* A sample with no syscall event over the threshold, or no thread that
+ * the filter keeps, says so; warnings of one are worded for one. */
+static void
+test_render_text_empty(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_ds expected = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot snap;
+
+    memset(&snap, 0, sizeof snap);
+    snap.tgid = 42;
+    snap.with_events = true;
+    snap.events_over_ns = 1000000;
+    kd_render_text_sample(&ds, &snap, NULL);
+    kd_report_sample(&expected, &snap.sample);
+    kd_ds_put_cstr(&expected, "\n\n# No syscall longer than 1,000,000 ns "
+                   "in this sample.\n");
+    CHECK_STR(kd_ds_cstr(&ds), kd_ds_cstr(&expected));
+    CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "SYSCALL EVENTS");
+    kd_ds_destroy(&ds);
+    kd_ds_destroy(&expected);
+
+    /* -s 0, --tid: no thread, no syscall; one of each loss. */
+    snap.events_over_ns = 0;
+    snap.filtered = true;
+    snap.losses.map_full[KD_MAP_SYSCALLS] = 1;
+    snap.losses.switches_missed = 1;
+    kd_render_text_sample(&ds, &snap, NULL);
+    kd_report_sample(&expected, &snap.sample);
+    kd_ds_put_cstr(&expected,
+        "# No thread of process 42 matched --thread or --tid in this "
+        "sample.\n"
+        "\n\n# No syscall of the threads reported in this sample.\n"
+        "\n# WARNING: 1 event was not counted because eBPF maps were full: "
+        "syscalls 1.\n"
+        "#          The statistics above are incomplete; size the maps for "
+        "more\n"
+        "#          threads with the --max-threads option.\n"
+        "\n# WARNING: kernel_delay's eBPF programs did not see 1 context "
+        "switch\n");
+    CHECK(!strncmp(kd_ds_cstr(&ds), kd_ds_cstr(&expected),
+                   strlen(kd_ds_cstr(&expected))));
+    kd_ds_destroy(&ds);
+    kd_ds_destroy(&expected);
+}
+
+/* --wall-clock: the events' ENTRY and EXIT as UTC times, on 27 columns;
+ * DELTA, TID, COMM and SYSCALL as without it. */
+static void
+test_render_text_wall_clock(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot_event events[2];
+    struct kd_stack stacks[2];
+    struct kd_snapshot snap;
+    struct kd_miss miss;
+
+    make_snapshot(&snap, stacks, events, &miss);
+    snap.with_wall_clock = true;
+    snap.with_stacks = false;
+    kd_render_text_sample(&ds, &snap, NULL);
+    CHECK_CONTAINS(kd_ds_cstr(&ds),
+        "\n\n# SYSCALL EVENTS:\n"
+        "                  ENTRY (UTC)                  EXIT (UTC)        TID "
+        "COMM             DELTA (us)  SYSCALL\n"
+        "  --------------------------- --------------------------- ---------- "
+        "---------------- ----------  ----------------\n"
+        "  2023-11-14T22:13:20.500000Z 2023-11-14T22:13:20.500002Z         43 "
+        "handler1                  2  poll\n"
+        "  2023-11-14T22:13:20.600000Z 2023-11-14T22:13:20.600001Z         44 "
+        "bad\\x1b]0;x\\x07           1  poll\n");
+    CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "ENTRY (ns)");
+    kd_ds_destroy(&ds);
 }
 
 static void
@@ -247,6 +323,22 @@ test_render_text_watch_end(void)
         "--buffer-page-count option.\n");
     kd_ds_destroy(&ds);
 
+    /* No interval reported: nothing "above" to speak of. */
+    total = (struct kd_losses) KD_LOSSES_INITIALIZER;
+    total.map_full[KD_MAP_SYSCALLS] = 2;
+    kd_render_text_watch_end(&ds, 7, &total, 0, false);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# 0 long poll intervals reported.\n"
+        "\n# WARNING: 2 events were not counted because eBPF maps were "
+        "full: syscalls 2.\n"
+        "#          An interval may have gone unreported; size the maps for "
+        "more\n"
+        "#          threads with the --max-threads option.\n");
+    kd_ds_destroy(&ds);
+    kd_render_text_watch_end(&ds, 7, &total, 3, false);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "The intervals above are incomplete");
+    kd_ds_destroy(&ds);
+
     /* The target exited: a note, last. */
     total = (struct kd_losses) KD_LOSSES_INITIALIZER;
     kd_render_text_watch_end(&ds, 42, &total, 2, true);
@@ -256,9 +348,49 @@ test_render_text_watch_end(void)
     kd_ds_destroy(&ds);
 }
 
+/* The status line, waiting and watching, and the note at a wait's end;
+ * the trigger rendered safe. */
+static void
+test_render_text_status(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_status st = {
+        .trigger = "up:libc.so.6:fork\033]0;x", .elapsed_ns = 3999999999ull,
+        .tgid = 42, .n_threads = 12,
+    };
+
+    kd_render_text_status(&ds, &st);
+    CHECK_STR(kd_ds_cstr(&ds), "Waiting 3 s, 12 threads, Ctrl-C to stop; "
+              "start trigger: up:libc.so.6:fork\\x1b]0;x");
+    kd_ds_destroy(&ds);
+
+    st = (struct kd_status) { .tgid = 42, .n_threads = 1,
+                              .elapsed_ns = 65000000000ull };
+    kd_render_text_status(&ds, &st);
+    CHECK_STR(kd_ds_cstr(&ds), "Watching 1 thread, 1m05s, Ctrl-C to stop; "
+              "no long poll yet");
+    kd_ds_destroy(&ds);
+
+    st.n_intervals = 3;
+    st.longest_ns = 61234567;
+    st.elapsed_ns = 7384000000000ull;
+    kd_render_text_status(&ds, &st);
+    CHECK_STR(kd_ds_cstr(&ds), "Watching 1 thread, 2h03m, Ctrl-C to stop; "
+              "3 long polls, longest 61.2 ms");
+    kd_ds_destroy(&ds);
+
+    kd_render_text_wait_end(&ds, "u:kd_workload:job_start", 3100000000ull);
+    CHECK_STR(kd_ds_cstr(&ds), "kernel_delay: no start trigger fired in "
+              "3.1 s (u:kd_workload:job_start)\n");
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
+    TEST(test_render_text_empty),
+    TEST(test_render_text_wall_clock),
+    TEST(test_render_text_status),
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
     TEST(test_render_text_gap),
