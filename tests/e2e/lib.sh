@@ -19,7 +19,7 @@ readonly MS=1000000
 # or ppoll where the architecture has none (arm64), as <sys/syscall.h>
 # says, the header the tool's own syscall table comes from.
 POLL_SYSCALL=$(printf '#include <sys/syscall.h>\nSYS_poll\n' |
-               "${CC:-cc}" -E -P - 2>/dev/null | tail -n 1)
+               gcc -E -P - 2>/dev/null | tail -n 1)
 if [[ $POLL_SYSCALL =~ ^[0-9]+$ ]]; then
     POLL_SYSCALL=poll
 else
