@@ -17,7 +17,8 @@ test_syscalls(void)
     size_t found = 0;
     unsigned int prev = 0;
 
-    CHECK(kd_syscall_count() > 300);
+    /* x86_64 has 360 or so, arm64 (generic table) 300 or so. */
+    CHECK(kd_syscall_count() > 250);
 #if defined(__x86_64__)
     CHECK_STR(kd_syscall_name(0), "read");
     CHECK_STR(kd_syscall_name(1), "write");
