@@ -7,6 +7,8 @@
 #                   page's (tests/test-man.sh); no root needed
 #   make check-kernels  the same tests that matter per kernel, in guests
 #                   booted on Debian 12's kernels under qemu (CI runs both)
+#   make check-kernels-arm64  the same on Debian 12's arm64 kernels, with
+#                   an arm64 user space (not in CI: run before a release)
 #   make demo       install, build, and run the tool on a demo workload
 #   make install    install the binary and the man page (PREFIX, DESTDIR)
 #   make deb, make srpm, make check-package, make install-compat
@@ -71,7 +73,7 @@ KERNEL_TESTS = tests/test_kernel
 # them (-MMD -MP) in build/*.d.
 DEPFLAGS = -MMD -MP
 
-.PHONY: all check check-kernels unit unit-strays e2e demo install uninstall \
+.PHONY: all check check-kernels check-kernels-arm64 unit unit-strays e2e demo install uninstall \
 	clean deps prepare-host workload bench fuzz
 
 all: kernel_delay
@@ -169,6 +171,14 @@ check-kernels:
 	tools/prepare-host.sh
 	$(MAKE) all $(KERNEL_TESTS) tests/workload tests/cycler
 	tests/kernels/check
+
+# The arm64 lane: Debian 12's arm64 kernels under qemu-system-aarch64, with
+# an arm64 Debian user space that holds the tree built for arm64
+# (tests/kernels/arm64-root).  About 22 minutes: not in CI.
+check-kernels-arm64:
+	tools/install-deps.sh build test lane-arm64
+	tests/kernels/arm64-root
+	tests/kernels/check arm64-6.1 arm64-6.12
 
 # Only what the demo needs: no test-only package (clang, Open vSwitch).
 demo:

@@ -131,14 +131,15 @@ kd_source_numbers_init(struct kd_source_numbers *n,
                        const struct kd_options *options, unsigned int tgid)
 {
     unsigned int threads = options->max_threads;
-    int poll = kd_syscall_nr("poll");
+    int poll = kd_syscall_poll_nr();
     int cpus = kd_possible_cpus();
 
     snprintf(n->pages, sizeof n->pages, "%u", options->buffer_page_count);
     snprintf(n->wakeup, sizeof n->wakeup, "%zu",
              kd_capture_wakeup_events(options->buffer_page_count));
     snprintf(n->tgid, sizeof n->tgid, "%u", tgid);
-    /* Without a poll syscall (e.g. arm64), -1 matches no number. */
+    /* Poll, or ppoll where there is no poll (arm64): what glibc's poll()
+     * calls.  Without either, -1 matches no number. */
     snprintf(n->poll, sizeof n->poll, "%d", poll >= 0 ? poll : -1);
     snprintf(n->threads, sizeof n->threads, "%u", threads);
     snprintf(n->syscalls, sizeof n->syscalls, "%u",

@@ -19,9 +19,10 @@ kd_summary_syscalls_but_poll(const struct kd_thread *t, uint64_t *count,
 {
     static int poll = -2;
 
-    /* Looked up once: kd_syscall_nr() searches the table by name. */
+    /* Looked up once: the lookup searches the table by name.  Poll is
+     * what glibc's poll() calls: ppoll where there is no poll (arm64). */
     if (poll == -2) {
-        poll = kd_syscall_nr("poll");
+        poll = kd_syscall_poll_nr();
     }
     *count = *total_ns = 0;
     for (size_t i = 0; i < t->n_syscalls; i++) {

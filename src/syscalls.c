@@ -13,10 +13,6 @@
 /* syscall_table.h is generated at build time from <sys/syscall.h> by
  * tools/gen-syscall-table.sh: one KD_SYSCALL(NR, NAME) line per syscall,
  * sorted by number. */
-struct kd_syscall {
-    unsigned int nr;
-    const char *name;
-};
 
 static const struct kd_syscall kd_syscalls[] = {
 #define KD_SYSCALL(NR, NAME) { NR, #NAME },
@@ -43,16 +39,25 @@ kd_syscall_name(unsigned int nr)
     return NULL;
 }
 
+static const struct kd_syscall *
+kd_syscall_find(const struct kd_syscall *table, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(table[i].name, name)) {
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
 int
 kd_syscall_nr(const char *name)
 {
-    for (size_t i = 0; i < sizeof kd_syscalls / sizeof kd_syscalls[0];
-         i++) {
-        if (!strcmp(kd_syscalls[i].name, name)) {
-            return kd_syscalls[i].nr;
-        }
-    }
-    return -1;
+    const struct kd_syscall *s
+        = kd_syscall_find(kd_syscalls,
+                          sizeof kd_syscalls / sizeof kd_syscalls[0], name);
+
+    return s ? (int) s->nr : -1;
 }
 
 const char *
@@ -66,6 +71,29 @@ kd_syscall_format(unsigned int nr, char *buf, size_t size)
         snprintf(buf, size, "[unknown: %u]", nr);
     }
     return buf;
+}
+
+const struct kd_syscall *
+kd_syscall_poll_in(const struct kd_syscall *table, size_t n)
+{
+    const struct kd_syscall *poll = kd_syscall_find(table, n, "poll");
+
+    return poll ? poll : kd_syscall_find(table, n, "ppoll");
+}
+
+const struct kd_syscall *
+kd_syscall_poll(void)
+{
+    return kd_syscall_poll_in(kd_syscalls,
+                              sizeof kd_syscalls / sizeof kd_syscalls[0]);
+}
+
+int
+kd_syscall_poll_nr(void)
+{
+    const struct kd_syscall *poll = kd_syscall_poll();
+
+    return poll ? (int) poll->nr : -1;
 }
 
 size_t

@@ -428,6 +428,22 @@ job_traced(long n, long ms)
     return 0;
 }
 
+/* poll(NULL, 0, MS) as the syscall glibc's poll() makes: poll, or ppoll
+ * where the architecture has no poll (arm64), which kernel_delay then takes
+ * for poll.  Made with syscall() so that no library can change which. */
+static void
+wl_poll(long ms)
+{
+#if defined(SYS_poll)
+    syscall(SYS_poll, NULL, 0, ms);
+#else
+    struct timespec ts = { .tv_sec = ms / 1000,
+                           .tv_nsec = ms % 1000 * NSEC_PER_MSEC };
+
+    syscall(SYS_ppoll, NULL, 0, &ts, NULL, 0);
+#endif
+}
+
 /* A 5 ms clock_nanosleep() made with the syscall instruction right here,
  * so that this function is the innermost user frame of the syscall's
  * stack.  Global and not inlined, so that it has a symbol. */
@@ -449,6 +465,17 @@ kd_workload_slow_syscall(void)
                        "r"(r10)
                      : "rcx", "r11", "memory");
     (void) ret;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = SYS_clock_nanosleep;
+    register long x0 __asm__("x0") = CLOCK_MONOTONIC;
+    register long x1 __asm__("x1") = 0;
+    register long x2 __asm__("x2") = (long) &ts;
+    register long x3 __asm__("x3") = 0;
+
+    __asm__ volatile("svc #0"
+                     : "+r"(x0)
+                     : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
+                     : "memory");
 #else
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
 #endif
@@ -467,7 +494,7 @@ job_events(long n, long m, long p)
         kd_workload_slow_syscall();
     }
     for (i = 0; i < p; i++) {
-        syscall(SYS_poll, NULL, 0, 5);
+        wl_poll(5);
     }
     return 0;
 }
@@ -518,7 +545,7 @@ job_poll(long k, long ms)
     long i;
 
     job_stats_reset();
-    syscall(SYS_poll, NULL, 0, 0);
+    wl_poll(0);
     for (i = 0; i < k; i++) {
         uint64_t start = now_ns();
         uint64_t end;
@@ -527,7 +554,7 @@ job_poll(long k, long ms)
             end = now_ns();
         } while (end - start < ms * NSEC_PER_MSEC);
         job_stats_add(end - start);
-        syscall(SYS_poll, NULL, 0, 0);
+        wl_poll(0);
     }
     return 0;
 }
@@ -763,7 +790,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
      * timed from inside (the spin) and from outside (from before the
      * poll() that opens it to after the one that closes it returned). */
     before = now_ns();
-    syscall(SYS_poll, NULL, 0, 0);
+    wl_poll(0);
     for (int i = 0; i < LONGPOLL_SHORT; i++) {
         t = now_ns();
         spin_ns(LONGPOLL_SHORT_NS);
@@ -772,7 +799,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
             longpoll_stats.short_max_ns = t;
         }
         next = now_ns();
-        syscall(SYS_poll, NULL, 0, 0);
+        wl_poll(0);
         t = now_ns() - before;
         if (t > longpoll_stats.short_outer_max_ns) {
             longpoll_stats.short_outer_max_ns = t;
@@ -788,7 +815,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     }
 
     longpoll_stats.pre_ns = now_ns() - edge;
-    syscall(SYS_poll, NULL, 0, 0);
+    wl_poll(0);
     start = now_ns();
     edge = start - edge;
     spin_ns(spin_ms * NSEC_PER_MSEC);
@@ -823,7 +850,7 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     }
     t = now_ns();
     longpoll_stats.gap_ns = t - start;
-    syscall(SYS_poll, NULL, 0, 0);
+    wl_poll(0);
 
     if (!read_schedstat(fd, s1) || !wait_ok) {
         close(fd);

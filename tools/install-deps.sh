@@ -2,7 +2,8 @@
 # Installs the Debian packages kernel_delay needs to build, run and be
 # tested, when they are missing.  Run as root on Debian 12.
 #
-# Usage: install-deps.sh [--print] [build|demo|test|reference|lane] ...
+# Usage: install-deps.sh [--print]
+#            [build|demo|test|reference|lane|lane-arm64] ...
 #   --print    only print the packages of the sets, one a line.
 #   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
 #   demo       build + systemtap-sdt-dev (the demo workload's USDT
@@ -15,6 +16,9 @@
 #   reference  test + what the reference script needs (for comparisons).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
+#   lane-arm64 what the arm64 lane needs on the host: qemu-system-arm,
+#              qemu-user-static and binfmt-support, debootstrap, kmod,
+#              cpio, xz (its user space is tests/kernels/arm64-root's).
 set -eu
 
 pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev pkg-config \
@@ -35,6 +39,8 @@ python3-bpfcc python3-tz python3-psutil" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil qemu-system-x86 busybox-static kmod \
 cpio xz-utils openvswitch-switch iproute2" ;;
+    lane-arm64) pkgs="$pkgs qemu-system-arm qemu-user-static binfmt-support \
+debootstrap kmod cpio xz-utils" ;;
     *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;
     esac
 done

@@ -20,7 +20,7 @@ scenario_events_threshold() {
     check_eq "$tag: handler1 clock_nanosleep events" 4 \
              "$(wc -w <<<"$(events_of "$tid" clock_nanosleep)")"
     check_eq "$tag: handler1 poll events" 3 \
-             "$(wc -w <<<"$(events_of "$tid" poll)")"
+             "$(wc -w <<<"$(events_of "$tid" "$POLL_SYSCALL")")"
     check_eq "$tag: handler1 events in all" 7 \
              "$(wc -w <<<"$(events_of "$tid")")"
     for i in "${!EV_TID[@]}"; do
@@ -61,10 +61,11 @@ scenario_events_skip_poll() {
 
     events_json_run $tag 0.8 "events 0 2 3" -s 2000000 \
         --skip-syscall-poll-events || return
-    check_syscall $tag handler1 "$tid" poll 3
+    check_syscall $tag handler1 "$tid" "$POLL_SYSCALL" 3
     check_eq "$tag: handler1 clock_nanosleep events" 2 \
              "$(json_events "$tid" clock_nanosleep)"
-    check_eq "$tag: handler1 poll events" 0 "$(json_events "$tid" poll)"
+    check_eq "$tag: handler1 poll events" 0 \
+             "$(json_events "$tid" "$POLL_SYSCALL")"
 }
 
 # --stack-trace-size 0: events without stacks, and no warning about it.

@@ -40,5 +40,5 @@ scenario_filters() {
     check_eq "$tag events: only revalidator2's" "$r2" \
              "$(jq -r '.syscall_events[].tid' "$KD_JSON" | sort -u | xargs)"
     check_eq "$tag events: revalidator2 poll events" 4 \
-             "$(json_events "$r2" poll)"
+             "$(json_events "$r2" "$POLL_SYSCALL")"
 }

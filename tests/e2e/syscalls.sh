@@ -80,8 +80,8 @@ scenario_poll() {
     : "${wl_min:=0}" "${wl_max:=0}" "${wl_avg:=0}"
 
     check_present $tag revalidator2 "$tid"
-    check_syscall_set $tag revalidator2 "$tid" poll write
-    check_syscall $tag revalidator2 "$tid" poll $((k + 1))
+    check_syscall_set $tag revalidator2 "$tid" "$POLL_SYSCALL" write
+    check_syscall $tag revalidator2 "$tid" "$POLL_SYSCALL" $((k + 1))
     check_syscall $tag revalidator2 "$tid" write 1
     check_eq "$tag: revalidator2 syscalls_but_poll count" 1 \
              "$(jt "$tid" .syscalls_but_poll.count)"

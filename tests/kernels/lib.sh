@@ -20,8 +20,28 @@ die() {
     exit "${KL_DIE_STATUS:-1}"
 }
 
-# The lanes this directory knows, in the order they are usually run.
-KL_LANES='6.1 6.1-rt 6.12 6.12-rt'
+# The lanes this directory knows, in the order they are usually run: the
+# x86_64 ones (make check-kernels), then the arm64 ones (make
+# check-kernels-arm64), whose guests run an arm64 Debian user space.
+KL_LANES='6.1 6.1-rt 6.12 6.12-rt arm64-6.1 arm64-6.12'
+
+# The Debian architecture of lane $1: arm64 for arm64-*, else amd64.
+lane_arch() {
+    case $1 in
+    arm64-*) echo arm64 ;;
+    *) echo amd64 ;;
+    esac
+}
+
+# The arm64 lanes' root file system: an arm64 Debian 12 built by
+# tests/kernels/arm64-root, which holds the tree built for arm64 at the
+# host tree's own path.  An absolute path without symbolic links.
+arm64_root() {
+    _dir=${KD_ARM64_ROOT:-/var/cache/kernel_delay/arm64/root}
+    [ -d "$_dir" ] || die "no arm64 root file system at $_dir" \
+        "(make check-kernels-arm64 builds it: tests/kernels/arm64-root)"
+    (cd "$_dir" && pwd -P)
+}
 
 # Fails unless $1 is a known lane.
 check_lane() {
