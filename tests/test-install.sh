@@ -111,7 +111,8 @@ check "no option completion for values" "" \
 # "make demo" installs what the demo needs, and nothing the tests alone
 # need (clang, Open vSwitch, stress-ng, jq).
 check "make demo installs the demo's set of packages" \
-      "tools/install-deps.sh demo" "$(make -n demo 2>/dev/null | head -n 1)"
+      "tools/install-deps.sh demo" \
+      "$(make --no-print-directory -n demo 2>/dev/null | head -n 1)"
 check "the demo's packages: build, and the workload's USDT header" \
       "gcc libbpf-dev libbpfcc-dev libelf-dev linux-headers-amd64 make\
  pkg-config systemtap-sdt-dev" \

@@ -195,8 +195,8 @@ scenario_autodetect() {
         "^kernel_delay: hint: no running ovs-vswitchd was found; 'pidof\
  ovs-vswitchd' shows whether Open vSwitch runs$"
     check_error_line "$tag: hint names -p" "$RUN_ERR" \
-        '^kernel_delay: hint: to trace another process, give its PID:\
- kernel_delay -p PID$'
+        "^kernel_delay: hint: to trace another process, give its PID:\
+ kernel_delay -p PID\$"
     check_bpf_released "$tag"
 }
 
