@@ -119,8 +119,8 @@ main() {
 
     preflight "$@"
     declare -gA NR=()
-    for name in getppid clock_nanosleep write poll sendto recvfrom \
-                sched_setaffinity; do
+    for name in getppid clock_nanosleep write "$POLL_SYSCALL" sendto \
+                recvfrom sched_setaffinity; do
         NR[$name]=$(syscall_nr "$name")
     done
 
