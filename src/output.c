@@ -163,6 +163,18 @@ kd_output_text_watch_end(const struct kd_output *o, unsigned int tgid,
     kd_output_write(o, &ds);
 }
 
+static void
+kd_output_text_target(const struct kd_output *o, enum kd_target_event event,
+                      unsigned int tgid)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    kd_render_text_target(&ds, event, tgid, &now);
+    kd_output_write(o, &ds);
+}
+
 static const struct kd_output kd_output_text = {
     .sample_start = kd_output_text_sample_start,
     .sample_stop = kd_output_text_sample_stop,
@@ -173,6 +185,7 @@ static const struct kd_output kd_output_text = {
     .long_poll = kd_output_text_long_poll,
     .watch_stop = kd_output_text_watch_stop,
     .watch_end = kd_output_text_watch_end,
+    .target = kd_output_text_target,
 };
 
 /* JSON Lines (--json): one record per sample, per long poll interval, at
@@ -194,7 +207,7 @@ kd_output_json_sample(const struct kd_output *o,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_sample(&ds, snap, o->stream);
+    kd_render_json_sample(&ds, o->node, snap, o->stream);
     kd_output_write(o, &ds);
 }
 
@@ -204,7 +217,7 @@ kd_output_json_exited(const struct kd_output *o, unsigned int tgid,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_exited(&ds, tgid, waiting);
+    kd_render_json_exited(&ds, o->node, tgid, waiting);
     kd_output_write(o, &ds);
 }
 
@@ -231,7 +244,7 @@ kd_output_json_long_poll(const struct kd_output *o, const struct kd_gap *gap,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_gap(&ds, gap, total);
+    kd_render_json_gap(&ds, o->node, gap, total);
     kd_output_write(o, &ds);
 }
 
@@ -248,7 +261,20 @@ kd_output_json_watch_end(const struct kd_output *o, unsigned int tgid,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_watch_end(&ds, tgid, total, reported, target_exited);
+    kd_render_json_watch_end(&ds, o->node, tgid, total, reported,
+                             target_exited);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_json_target(const struct kd_output *o, enum kd_target_event event,
+                      unsigned int tgid)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct timespec now;
+
+    clock_gettime(CLOCK_REALTIME, &now);
+    kd_render_json_target(&ds, o->node, event, tgid, &now);
     kd_output_write(o, &ds);
 }
 
@@ -262,6 +288,7 @@ static const struct kd_output kd_output_json = {
     .long_poll = kd_output_json_long_poll,
     .watch_stop = kd_output_json_watch_stop,
     .watch_end = kd_output_json_watch_end,
+    .target = kd_output_json_target,
 };
 
 void
@@ -271,4 +298,5 @@ kd_output_init(struct kd_output *output, const struct kd_options *options,
     *output = options->json ? kd_output_json : kd_output_text;
     output->stream = stream;
     output->errors = options->json ? errors : stream;
+    output->node = options->node_name;
 }

@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "kd_abi.h"
+#include "target.h"
 #include "util.h"
 
 struct kd_gap;
@@ -53,5 +55,11 @@ void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
 void kd_render_text_watch_end(struct kd_ds *, unsigned int tgid,
                               const struct kd_losses *total,
                               unsigned int reported, bool target_exited);
+
+/* The line that says what happened to the target under --wait-target, at
+ * wall time 'now': the tool waits for ovs-vswitchd, attached to process
+ * 'tgid', or lost it. */
+void kd_render_text_target(struct kd_ds *, enum kd_target_event,
+                           unsigned int tgid, const struct timespec *now);
 
 #endif /* render_text.h */
