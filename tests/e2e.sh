@@ -43,7 +43,8 @@
 #   filters.sh    filters
 #   summary.sh    summary
 #   histogram.sh  histogram
-#   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs
+#   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs,
+#                 long_poll_wait_target
 
 set -u
 export LC_ALL=C
@@ -95,7 +96,8 @@ target_exit target_exit_waiting signals signal_during_compile kill9 \
 stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \
 filters \
 summary \
-list_probes histogram long_poll long_poll_wait long_poll_ovs autodetect}
+list_probes histogram long_poll long_poll_wait long_poll_ovs \
+long_poll_wait_target autodetect}
 
 WORKLOAD=$HERE/workload
 WORKDIR=
