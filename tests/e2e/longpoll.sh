@@ -373,6 +373,8 @@ ovs_e2e_start() {
     local ofport
 
     OVS_E2E_DIR=$d
+    # A fresh database: an earlier scenario's is there.
+    rm -rf "$d"
     mkdir -p "$d"
     export OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d
     if ! ovsdb-tool create "$d/conf.db" \
