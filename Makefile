@@ -14,6 +14,9 @@
 #   make deb, make srpm, make check-package, make install-compat
 #                   packages, and the drop-in kernel_delay.py for
 #                   Open vSwitch's usdt-scripts (tools/package.mk)
+#   make base-image, make image, make check-image
+#                   the container image and its test (tools/image.mk;
+#                   podman, not part of make check)
 
 VERSION = 0.1.0
 
@@ -193,6 +196,7 @@ demo:
 -include bench/bench.mk
 -include tests/fuzz/fuzz.mk
 include tools/package.mk
+include tools/image.mk
 
 install: kernel_delay
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR) \

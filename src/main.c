@@ -89,7 +89,11 @@ kd_find_target(const struct kd_output *output, struct kd_options *options,
 
     if (!options->pid) {
         err = kd_target_find_vswitchd(NULL, &options->pid);
-        if (err == EEXIST) {
+        if (err == ENOENT && options->wait_target && !options->list_probes) {
+            /* Not running yet: kd_trace() waits for it. */
+            *tgid = 0;
+            return 0;
+        } else if (err == EEXIST) {
             kd_output_error(output, "Multiple ovs-vswitchd daemons "
                             "running, use the -p option!\n");
             kd_hint_many_vswitchd(&hint);
@@ -210,6 +214,92 @@ kd_capture_hint(void)
 
 /* Prepares the triggers and the host, then opens the capture and takes
  * the samples.  Returns the exit status. */
+/* Opens the capture of process 'tgid' into '*capture' and runs the
+ * sampler on it.  Returns the exit status. */
+static int
+kd_attach(struct kd_sampler *sampler, unsigned int tgid,
+          struct kd_capture **capture, struct kd_hook hooks[2])
+{
+    const struct kd_options *options = sampler->options;
+    const struct kd_output *output = sampler->output;
+    char *error = NULL;
+    int status;
+    int err;
+
+    err = kd_capture_open(capture, options, tgid,
+                          options->start_trigger ? &hooks[0] : NULL,
+                          options->stop_trigger ? &hooks[1] : NULL, &error);
+    if (err) {
+        kd_output_error(output, "%s\n", error);
+        free(error);
+        kd_capture_hint();
+        return err == EPROTO ? EX_SOFTWARE : EX_OSERR;
+    }
+    if (options->wait_target) {
+        output->target(output, KD_TARGET_ATTACHED, tgid);
+    }
+    sampler->capture = *capture;
+    status = kd_sampler_run(sampler) ? EX_OSERR : EXIT_SUCCESS;
+    kd_sampler_final_warnings(sampler);
+    return status;
+}
+
+/* --wait-target: looks for ovs-vswitchd in /proc once a second until it
+ * runs.  Returns 0 and its pid in '*tgid', or ECANCELED on a signal. */
+static int
+kd_wait_for_target(struct kd_waiter *waiter, unsigned int *tgid)
+{
+    kd_waiter_retarget(waiter, 0);
+    for (;;) {
+        unsigned int pid;
+
+        if (!kd_target_find_vswitchd(NULL, &pid)
+            && !kd_target_resolve(NULL, pid, tgid)) {
+            kd_waiter_retarget(waiter, *tgid);
+            return 0;
+        }
+        kd_wait(waiter, NULL, kd_now_ns() + 1000000000ull);
+        if (kd_waiter_signalled()) {
+            return ECANCELED;
+        }
+    }
+}
+
+/* Attaches to process 'tgid' (0: not running yet) and runs the sampler;
+ * under --wait-target, waits for ovs-vswitchd whenever it is not running,
+ * and attaches again, until a signal or --sample-count intervals.
+ * Returns the exit status. */
+static int
+kd_attach_loop(struct kd_sampler *sampler, unsigned int tgid,
+               struct kd_capture **capture, struct kd_hook hooks[2])
+{
+    const struct kd_options *o = sampler->options;
+    const struct kd_output *output = sampler->output;
+    int status = 0;
+
+    for (;;) {
+        if (!tgid) {
+            if (kd_wait_for_target(sampler->waiter, &tgid)) {
+                return status;
+            }
+        }
+        status = kd_attach(sampler, tgid, capture, hooks);
+        if (status || !o->wait_target || kd_waiter_signalled()
+            || !sampler->waiter->target_exited
+            || (o->sample_count_set
+                && sampler->reported >= o->sample_count)) {
+            return status;
+        }
+        output->target(output, KD_TARGET_LOST, tgid);
+        kd_capture_close(*capture);
+        *capture = NULL;
+        tgid = 0;
+    }
+}
+
+/* Prepares the triggers and the host, then opens the capture of process
+ * 'tgid' (0: --wait-target waits for it) and takes the samples.  Returns
+ * the exit status. */
 static int
 kd_trace(const struct kd_options *options, const struct kd_output *output,
          unsigned int tgid, struct kd_capture **capture,
@@ -221,7 +311,6 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
     struct kd_waiter waiter;
     char *error = NULL;
     int status = 0;
-    int err;
 
     kd_thread_filter_init(&filter, options->thread_regex, options->tids,
                           options->n_tids);
@@ -235,29 +324,22 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
                                       &trigger[i], &hooks[i]);
         }
     }
-    if (!status && (err = kd_host_check_headers(&error))) {
+    if (!status && kd_host_check_headers(&error)) {
         kd_output_error(output, "%s\n", error);
         status = EX_OSFILE;
     }
-    if (!status && (err = kd_capture_open(capture, options, tgid,
-                                          triggers[0] ? &hooks[0] : NULL,
-                                          triggers[1] ? &hooks[1] : NULL,
-                                          &error))) {
-        kd_output_error(output, "%s\n", error);
-        kd_capture_hint();
-        status = err == EPROTO ? EX_SOFTWARE : EX_OSERR;
-    }
     if (!status) {
         struct kd_sampler sampler = {
-            .capture = *capture,
             .options = options,
             .output = output,
             .filter = &filter,
             .waiter = &waiter,
         };
 
-        status = kd_sampler_run(&sampler) ? EX_OSERR : EXIT_SUCCESS;
-        kd_sampler_final_warnings(&sampler);
+        if (!tgid) {
+            output->target(output, KD_TARGET_WAITING, 0);
+        }
+        status = kd_attach_loop(&sampler, tgid, capture, hooks);
     }
 
     kd_waiter_destroy(&waiter);

@@ -81,6 +81,10 @@ struct kd_option_def {
      * (--long-poll-events), as argparse's mutually exclusive groups. */
     bool samples;
     bool no_samples;
+
+    /* Only with an option that has 'no_samples' (--long-poll-events), and
+     * not with -p (it watches ovs-vswitchd by name). */
+    bool watch_only;
 };
 
 static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
@@ -242,6 +246,18 @@ static const struct kd_option_def kd_option_defs[] = {
         KD_SETS(quiet),
         .help = "No status line on standard error while waiting\n"
                 "(a terminal's only)",
+    }, {
+        .long_name = "wait-target",
+        KD_SETS(wait_target), .watch_only = true,
+        .help = "With --long-poll-events: wait for ovs-vswitchd\n"
+                "when it is not running, and re-attach when it\n"
+                "restarts, instead of ending the watch",
+    }, {
+        .long_name = "node-name",
+        .arg = KD_ARG_REQUIRED, .metavar = "NAME",
+        KD_STRING(node_name),
+        .help = "Add \"node\":NAME to every JSON record (default:\n"
+                "$KD_NODE_NAME when set)",
     }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
@@ -1262,12 +1278,24 @@ kd_add_extra(struct kd_ds *extras, const char *word)
 static int
 kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
 {
+    size_t pid = kd_find_short('p') - kd_option_defs;
     size_t none = KD_N_OPTIONS;
 
     for (size_t i = 0; i < KD_N_OPTIONS; i++) {
         if (kd_option_defs[i].no_samples && given_at[i]) {
             none = i;
             break;
+        }
+    }
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        const struct kd_option_def *def = &kd_option_defs[i];
+
+        if (def->watch_only && given_at[i] && none == KD_N_OPTIONS) {
+            return kd_arg_error(err, def, "requires --long-poll-events");
+        }
+        if (def->watch_only && given_at[i] && given_at[pid]) {
+            return kd_arg_error(err, def, "not allowed with argument "
+                                "-p/--pid");
         }
     }
     if (none == KD_N_OPTIONS) {
@@ -1333,6 +1361,11 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
     }
     if (status < 0) {
         status = kd_check_conflicts(given_at, err);
+    }
+    if (status < 0 && !options->node_name) {
+        const char *node = getenv("KD_NODE_NAME");
+
+        options->node_name = node && *node ? node : NULL;
     }
 
     if (status < 0 && extras.length) {

@@ -43,6 +43,8 @@ struct kd_options {
     bool list_probes;               /* --list-probes: list USDT probes. */
     bool long_poll;                 /* --long-poll-events [DURATION_NS]. */
     uint64_t long_poll_ns;          /* Its threshold. */
+    bool wait_target;               /* --wait-target: wait, re-attach. */
+    const char *node_name;          /* --node-name, or $KD_NODE_NAME. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };

@@ -255,6 +255,19 @@ kd_output_text_watch_end(const struct kd_output *o, unsigned int tgid,
     kd_output_write(o, &ds);
 }
 
+static void
+kd_output_text_target(const struct kd_output *o, enum kd_target_event event,
+                      unsigned int tgid)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct timespec now;
+
+    kd_output_status_clear(o);
+    clock_gettime(CLOCK_REALTIME, &now);
+    kd_render_text_target(&ds, event, tgid, &now);
+    kd_output_write(o, &ds);
+}
+
 static const struct kd_output kd_output_text = {
     .sample_start = kd_output_text_sample_start,
     .sample_stop = kd_output_text_sample_stop,
@@ -267,6 +280,7 @@ static const struct kd_output kd_output_text = {
     .watch_end = kd_output_text_watch_end,
     .status = kd_output_status,
     .wait_end = kd_output_wait_end,
+    .target = kd_output_text_target,
 };
 
 /* JSON Lines (--json): one record per sample, per long poll interval, at
@@ -290,7 +304,7 @@ kd_output_json_sample(const struct kd_output *o,
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     kd_output_status_clear(o);
-    kd_render_json_sample(&ds, snap, o->stream);
+    kd_render_json_sample(&ds, o->node, snap, o->stream);
     kd_output_write(o, &ds);
 }
 
@@ -300,7 +314,7 @@ kd_output_json_exited(const struct kd_output *o, unsigned int tgid,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_exited(&ds, tgid, waiting);
+    kd_render_json_exited(&ds, o->node, tgid, waiting);
     kd_output_write(o, &ds);
 }
 
@@ -327,7 +341,7 @@ kd_output_json_long_poll(const struct kd_output *o, const struct kd_gap *gap,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_gap(&ds, gap, total);
+    kd_render_json_gap(&ds, o->node, gap, total);
     kd_output_write(o, &ds);
 }
 
@@ -344,7 +358,21 @@ kd_output_json_watch_end(const struct kd_output *o, unsigned int tgid,
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_watch_end(&ds, tgid, total, reported, target_exited);
+    kd_render_json_watch_end(&ds, o->node, tgid, total, reported,
+                             target_exited);
+    kd_output_write(o, &ds);
+}
+
+static void
+kd_output_json_target(const struct kd_output *o, enum kd_target_event event,
+                      unsigned int tgid)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct timespec now;
+
+    kd_output_status_clear(o);
+    clock_gettime(CLOCK_REALTIME, &now);
+    kd_render_json_target(&ds, o->node, event, tgid, &now);
     kd_output_write(o, &ds);
 }
 
@@ -360,6 +388,7 @@ static const struct kd_output kd_output_json = {
     .watch_end = kd_output_json_watch_end,
     .status = kd_output_status,
     .wait_end = kd_output_wait_end,
+    .target = kd_output_json_target,
 };
 
 void
@@ -370,4 +399,5 @@ kd_output_init(struct kd_output *output, const struct kd_options *options,
     output->stream = stream;
     output->errors = options->json ? errors : stream;
     output->line = NULL;
+    output->node = options->node_name;
 }

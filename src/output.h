@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "target.h"
 #include "util.h"
 
 struct kd_gap;
@@ -53,6 +54,8 @@ struct kd_output {
      * a terminal, or -q).  Set with kd_output_set_status(); every
      * operation that writes erases it first. */
     struct kd_status_line *line;
+    /* The "node" of every JSON record (--node-name), or NULL. */
+    const char *node;
 
     /* Sampling (kd_sampler_run()). */
 
@@ -107,11 +110,17 @@ struct kd_output {
     void (*watch_end)(const struct kd_output *, unsigned int tgid,
                       const struct kd_losses *total, unsigned int reported,
                       bool target_exited);
+
+    /* --wait-target: the tool waits for ovs-vswitchd (with the 'tgid' it
+     * lost, or 0), attached to process 'tgid', or lost it.  Written
+     * now. */
+    void (*target)(const struct kd_output *, enum kd_target_event,
+                   unsigned int tgid);
 };
 
 /* Fills 'output' with the implementation 'options' ask for (--json or
  * not), writing the report to 'stream' and, in JSON, the errors to
- * 'errors'. */
+ * 'errors', with the "node" of --node-name in every JSON record. */
 void kd_output_init(struct kd_output *output,
                     const struct kd_options *options, FILE *stream,
                     FILE *errors);

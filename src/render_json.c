@@ -18,6 +18,18 @@
 #include "summary.h"
 #include "syscalls.h"
 
+/* Starts a record: its opening brace, its "version" and, when 'node' is
+ * not NULL (--node-name), its "node". */
+static void
+kd_render_json_open(struct kd_ds *ds, const char *node)
+{
+    kd_ds_put_format(ds, "{\"version\":%d", KD_JSON_VERSION);
+    if (node) {
+        kd_ds_put_cstr(ds, ",\"node\":");
+        kd_json_string(ds, node);
+    }
+}
+
 static void
 kd_render_json_time(struct kd_ds *ds, const char *key,
                     const struct timespec *ts)
@@ -42,12 +54,14 @@ kd_render_json_u64_or_null(struct kd_ds *ds, const char *key,
 
 /* Starts a sample's JSON object, up to its window. */
 static void
-kd_render_json_head(struct kd_ds *ds, const struct kd_snapshot *snap)
+kd_render_json_head(struct kd_ds *ds, const char *node,
+                    const struct kd_snapshot *snap)
 {
     const struct kd_window *w = &snap->window;
 
-    kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"sample\":%u,"
-                     "\"skipped\":", KD_JSON_VERSION, snap->tgid, w->index);
+    kd_render_json_open(ds, node);
+    kd_ds_put_format(ds, ",\"pid\":%u,\"sample\":%u,\"skipped\":",
+                     snap->tgid, w->index);
     kd_json_bool(ds, w->skipped);
     kd_ds_put_cstr(ds, ",\"window\":{");
     kd_render_json_time(ds, "start", &w->start_wall);
@@ -474,12 +488,12 @@ kd_render_json_upcalls(struct kd_ds *ds,
 }
 
 void
-kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+kd_render_json_sample(struct kd_ds *ds, const char *node,
+                      const struct kd_snapshot *snap, FILE *out)
 {
     const struct kd_sample *sample = &snap->sample;
 
-    kd_render_json_head(ds, snap);
+    kd_render_json_head(ds, node, snap);
     if (snap->window.skipped) {
         kd_render_json_warnings(ds, &snap->losses, &snap->total);
         kd_ds_put_cstr(ds, "}\n");
@@ -510,15 +524,16 @@ kd_render_json_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
 }
 
 void
-kd_render_json_exited(struct kd_ds *ds, unsigned int tgid, bool waiting)
+kd_render_json_exited(struct kd_ds *ds, const char *node, unsigned int tgid,
+                      bool waiting)
 {
     /* During a sample, the sample's record says it. */
     if (!waiting) {
         return;
     }
-    kd_ds_put_format(ds, "{\"version\":%d,\"pid\":%u,\"target_exited\":"
-                     "true,\"waiting_for\":\"start trigger\"}\n",
-                     KD_JSON_VERSION, tgid);
+    kd_render_json_open(ds, node);
+    kd_ds_put_format(ds, ",\"pid\":%u,\"target_exited\":true,"
+                     "\"waiting_for\":\"start trigger\"}\n", tgid);
 }
 
 /* A name of KD_COMM_LEN bytes, maybe without its NUL. */
@@ -539,15 +554,15 @@ kd_render_json_gap_syscall(struct kd_ds *ds, const struct kd_gap_syscall *s)
 }
 
 void
-kd_render_json_gap(struct kd_ds *ds, const struct kd_gap *gap,
-                   const struct kd_losses *total)
+kd_render_json_gap(struct kd_ds *ds, const char *node,
+                   const struct kd_gap *gap, const struct kd_losses *total)
 {
     bool first = true;
 
-    kd_ds_put_format(ds, "{\"version\":%d,\"type\":\"long_poll\","
-                     "\"index\":%u,\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-                     ",\"name\":", KD_JSON_VERSION, gap->index, gap->pid,
-                     gap->tid);
+    kd_render_json_open(ds, node);
+    kd_ds_put_format(ds, ",\"type\":\"long_poll\",\"index\":%u,\"pid\":%"
+                     PRIu32 ",\"tid\":%" PRIu32 ",\"name\":", gap->index,
+                     gap->pid, gap->tid);
     kd_json_string(ds, gap->name);
     kd_ds_put_format(ds, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
                      ",", gap->start_ns, gap->end_ns);
@@ -599,15 +614,34 @@ kd_render_json_gap(struct kd_ds *ds, const struct kd_gap *gap,
 }
 
 void
-kd_render_json_watch_end(struct kd_ds *ds, unsigned int tgid,
-                         const struct kd_losses *total,
+kd_render_json_watch_end(struct kd_ds *ds, const char *node,
+                         unsigned int tgid, const struct kd_losses *total,
                          unsigned int reported, bool target_exited)
 {
-    kd_ds_put_format(ds, "{\"version\":%d,\"type\":\"long_poll_end\","
-                     "\"pid\":%u,\"reported\":%u", KD_JSON_VERSION,
-                     tgid, reported);
+    kd_render_json_open(ds, node);
+    kd_ds_put_format(ds, ",\"type\":\"long_poll_end\",\"pid\":%u,"
+                     "\"reported\":%u", tgid, reported);
     kd_render_json_warnings(ds, total, total);
     kd_ds_put_cstr(ds, ",\"target_exited\":");
     kd_json_bool(ds, target_exited);
+    kd_ds_put_cstr(ds, "}\n");
+}
+
+void
+kd_render_json_target(struct kd_ds *ds, const char *node,
+                      enum kd_target_event event, unsigned int tgid,
+                      const struct timespec *now)
+{
+    kd_render_json_open(ds, node);
+    kd_ds_put_cstr(ds, ",\"type\":\"target\",\"event\":");
+    kd_json_string(ds, kd_target_event_name(event));
+    kd_ds_put_cstr(ds, ",\"pid\":");
+    if (tgid) {
+        kd_ds_put_format(ds, "%u", tgid);
+    } else {
+        kd_json_null(ds);
+    }
+    kd_ds_put_char(ds, ',');
+    kd_render_json_time(ds, "time", now);
     kd_ds_put_cstr(ds, "}\n");
 }

@@ -8,7 +8,9 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "target.h"
 #include "util.h"
 
 struct kd_gap;
@@ -24,29 +26,39 @@ struct kd_snapshot;
  * (snapshot.h), which touch neither the kernel nor /proc; the JSON
  * implementation of the output (output.h) writes them.  The same entry
  * points as the text report's (render_text.h), but for the final
- * warnings: each record holds its own. */
+ * warnings: each record holds its own.  Each takes 'node', the "node"
+ * field of every record (--node-name), or NULL for none. */
 
 /* Appends the record of resolved sample 'snap' to 'ds', one line; a
  * skipped sample has its window and warnings only.  When 'out' is not
  * NULL, writes 'ds' out to it as it grows. */
-void kd_render_json_sample(struct kd_ds *, const struct kd_snapshot *snap,
-                           FILE *out);
+void kd_render_json_sample(struct kd_ds *, const char *node,
+                           const struct kd_snapshot *snap, FILE *out);
 
 /* The record that says process 'tgid' exited while the tool waited for the
  * start trigger ('waiting'); nothing when it exited during a sample, which
  * the sample's record says. */
-void kd_render_json_exited(struct kd_ds *, unsigned int tgid, bool waiting);
+void kd_render_json_exited(struct kd_ds *, const char *node,
+                           unsigned int tgid, bool waiting);
 
 /* The record of one long poll interval (--long-poll-events), with the
  * warnings about what the capture lost so far, 'total', one line. */
-void kd_render_json_gap(struct kd_ds *, const struct kd_gap *,
-                        const struct kd_losses *total);
+void kd_render_json_gap(struct kd_ds *, const char *node,
+                        const struct kd_gap *, const struct kd_losses *total);
 
 /* The last record of a --long-poll-events run for process 'tgid': how many
  * intervals were reported, the warnings about what the capture lost,
  * 'total', and whether the target exited. */
-void kd_render_json_watch_end(struct kd_ds *, unsigned int tgid,
+void kd_render_json_watch_end(struct kd_ds *, const char *node,
+                              unsigned int tgid,
                               const struct kd_losses *total,
                               unsigned int reported, bool target_exited);
+
+/* The record of what happened to the target under --wait-target, at
+ * wall time 'now': "waiting" for it, "attached" to process 'tgid', or
+ * process 'tgid' "lost"; "pid" is null when 'tgid' is 0. */
+void kd_render_json_target(struct kd_ds *, const char *node,
+                           enum kd_target_event, unsigned int tgid,
+                           const struct timespec *now);
 
 #endif /* render_json.h */

@@ -450,3 +450,26 @@ kd_render_text_wait_end(struct kd_ds *ds, const char *what,
     kd_ds_put_safe_cstr(ds, what);
     kd_ds_put_cstr(ds, ")\n");
 }
+
+void
+kd_render_text_target(struct kd_ds *ds, enum kd_target_event event,
+                      unsigned int tgid, const struct timespec *now)
+{
+    char line[96];
+
+    switch (event) {
+    case KD_TARGET_ATTACHED:
+        snprintf(line, sizeof line, "\n# Attached to process %u", tgid);
+        break;
+    case KD_TARGET_LOST:
+        snprintf(line, sizeof line, "\n# Lost process %u; waiting for "
+                 "ovs-vswitchd", tgid);
+        break;
+    case KD_TARGET_WAITING:
+    case KD_N_TARGET_EVENTS:
+    default:
+        snprintf(line, sizeof line, "# Waiting for ovs-vswitchd");
+        break;
+    }
+    kd_report_timestamp(ds, line, now);
+}

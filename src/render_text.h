@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "kd_abi.h"
+#include "target.h"
 #include "util.h"
 
 struct kd_gap;
@@ -65,5 +67,10 @@ void kd_render_text_status(struct kd_ds *, const struct kd_status *);
  * end of line. */
 void kd_render_text_wait_end(struct kd_ds *, const char *what,
                              uint64_t waited_ns);
+/* The line that says what happened to the target under --wait-target, at
+ * wall time 'now': the tool waits for ovs-vswitchd, attached to process
+ * 'tgid', or lost it. */
+void kd_render_text_target(struct kd_ds *, enum kd_target_event,
+                           unsigned int tgid, const struct timespec *now);
 
 #endif /* render_text.h */

@@ -296,14 +296,14 @@ kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
  * long poll interval as its event comes, until a signal, the target's exit
  * or --sample-count intervals.  Returns 0 or a positive errno. */
 static int
-kd_sampler_watch(const struct kd_sampler *s)
+kd_sampler_watch(struct kd_sampler *s)
 {
     const struct kd_options *o = s->options;
     unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
     struct kd_events *events = kd_capture_events(s->capture);
     struct kd_status st = { .trigger = NULL };
     uint64_t since = kd_now_ns();
-    unsigned int reported = 0;
+    unsigned int *reported = &s->reported;
     int err;
 
     err = kd_capture_set(s->capture, KD_CAPTURE_ON);
@@ -316,8 +316,8 @@ kd_sampler_watch(const struct kd_sampler *s)
 
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the
      * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
-    while (!kd_waiter_done(s->waiter) && reported < limit) {
-        st.n_intervals = reported;
+    while (!kd_waiter_done(s->waiter) && *reported < limit) {
+        st.n_intervals = *reported;
         kd_sampler_status(s, &st, since);
         err = kd_wait(s->waiter, events, kd_now_ns() + 100000000ull);
         if (err) {
@@ -325,25 +325,25 @@ kd_sampler_watch(const struct kd_sampler *s)
                             strerror(err));
             break;
         }
-        kd_sampler_watch_report(s, &reported, limit, &st.longest_ns);
+        kd_sampler_watch_report(s, reported, limit, &st.longest_ns);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit. */
         kd_events_drain(events);
-        kd_sampler_watch_report(s, &reported, limit, &st.longest_ns);
+        kd_sampler_watch_report(s, reported, limit, &st.longest_ns);
     }
     kd_output_status_clear(s->output);
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     s->output->watch_stop(s->output);
     kd_sampler_watch_losses(s);
     s->output->watch_end(s->output, kd_capture_tgid(s->capture),
-                         kd_capture_total_losses(s->capture), reported,
+                         kd_capture_total_losses(s->capture), *reported,
                          s->waiter->target_exited);
     return err;
 }
 
 int
-kd_sampler_run(const struct kd_sampler *s)
+kd_sampler_run(struct kd_sampler *s)
 {
     const struct kd_options *o = s->options;
     unsigned int n_done = 0, index = 0;

@@ -19,14 +19,20 @@ struct kd_sampler {
     const struct kd_output *output;     /* What it reports to (output.h). */
     const struct kd_thread_filter *filter;
     struct kd_waiter *waiter;
+
+    /* The long poll intervals reported so far: by every watch of the run,
+     * as --wait-target re-attaches. */
+    unsigned int reported;
 };
 
 /* Takes the samples, as the reference does: each one starts now or on the
  * start trigger, and ends after --sample-time or on the stop trigger; each
  * one read into a snapshot, resolved, and reported to the output.
  * Ends after --sample-count samples, on a signal or when the target exits.
+ * With --long-poll-events, watches instead, until --sample-count intervals
+ * in all ('reported'), a signal or the target's exit.
  * Returns 0 or a positive errno (after printing the error). */
-int kd_sampler_run(const struct kd_sampler *);
+int kd_sampler_run(struct kd_sampler *);
 
 /* The warnings the reference prints after the last sample. */
 void kd_sampler_final_warnings(const struct kd_sampler *);

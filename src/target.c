@@ -19,6 +19,18 @@
 
 #define KD_VSWITCHD "ovs-vswitchd"
 
+static const char *const kd_target_event_names[] = {
+#define KD_TARGET_EVENT_NAME(ID, NAME) NAME,
+    KD_TARGET_EVENTS(KD_TARGET_EVENT_NAME)
+#undef KD_TARGET_EVENT_NAME
+};
+
+const char *
+kd_target_event_name(enum kd_target_event event)
+{
+    return event < KD_N_TARGET_EVENTS ? kd_target_event_names[event] : "?";
+}
+
 static const char *
 kd_proc(const char *proc_root)
 {

@@ -8,6 +8,24 @@
 
 #include <stdint.h>
 
+/* What happens to the target under --wait-target (the "event" of the
+ * "target" JSON record): the tool waits for ovs-vswitchd, attaches to a
+ * process, or loses it when it exits. */
+#define KD_TARGET_EVENTS(KD_TARGET_EVENT)                               \
+    KD_TARGET_EVENT(WAITING, "waiting")                                 \
+    KD_TARGET_EVENT(ATTACHED, "attached")                               \
+    KD_TARGET_EVENT(LOST, "lost")
+
+enum kd_target_event {
+#define KD_TARGET_EVENT_ID(ID, NAME) KD_TARGET_##ID,
+    KD_TARGET_EVENTS(KD_TARGET_EVENT_ID)
+#undef KD_TARGET_EVENT_ID
+    KD_N_TARGET_EVENTS
+};
+
+/* The name of 'event', as the JSON record has it. */
+const char *kd_target_event_name(enum kd_target_event event);
+
 /* Finds the one running process whose name contains "ovs-vswitchd", as
  * the reference does.  Returns 0 and its pid, ENOENT when there is none,
  * or EEXIST when there are several. */

@@ -57,8 +57,18 @@ kd_waiter_init(struct kd_waiter *w, unsigned int tgid)
         sigaction(signals[i], &sa, NULL);
         sigaddset(&w->signals, signals[i]);
     }
+    w->pidfd = -1;
+    kd_waiter_retarget(w, tgid);
+}
+
+void
+kd_waiter_retarget(struct kd_waiter *w, unsigned int tgid)
+{
+    if (w->pidfd >= 0) {
+        close(w->pidfd);
+    }
     w->tgid = tgid;
-    w->pidfd = syscall(SYS_pidfd_open, tgid, 0);
+    w->pidfd = tgid ? syscall(SYS_pidfd_open, tgid, 0) : -1;
     w->target_exited = false;
 }
 
@@ -68,6 +78,12 @@ kd_waiter_destroy(struct kd_waiter *w)
     if (w->pidfd >= 0) {
         close(w->pidfd);
     }
+}
+
+bool
+kd_waiter_signalled(void)
+{
+    return kd_signalled;
 }
 
 bool
@@ -113,7 +129,7 @@ kd_wait(struct kd_waiter *w, struct kd_events *events, uint64_t deadline_ns)
         }
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
-    if (w->pidfd < 0 && kill(w->tgid, 0) && errno == ESRCH) {
+    if (w->pidfd < 0 && w->tgid && kill(w->tgid, 0) && errno == ESRCH) {
         /* No pidfd (before Linux 5.3): look for the process itself. */
         w->target_exited = true;
     }

@@ -35,8 +35,15 @@ struct kd_waiter {
 void kd_waiter_init(struct kd_waiter *, unsigned int tgid);
 void kd_waiter_destroy(struct kd_waiter *);
 
+/* Follows process 'tgid' from now on (--wait-target), or no process
+ * when 'tgid' is 0: the target has not exited. */
+void kd_waiter_retarget(struct kd_waiter *, unsigned int tgid);
+
 /* Whether the waits are over: a signal came, or the target exited. */
 bool kd_waiter_done(const struct kd_waiter *);
+
+/* Whether a signal came. */
+bool kd_waiter_signalled(void);
 
 /* Sleeps until monotonic time 'deadline_ns', a signal, the target's exit,
  * or, when 'events' is not NULL, events (which it consumes).  Returns 0 or

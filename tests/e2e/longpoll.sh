@@ -373,6 +373,8 @@ ovs_e2e_start() {
     local ofport
 
     OVS_E2E_DIR=$d
+    # A fresh database: an earlier scenario's is there.
+    rm -rf "$d"
     mkdir -p "$d"
     export OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d
     if ! ovsdb-tool create "$d/conf.db" \
@@ -391,9 +393,7 @@ ovs_e2e_start() {
         nap 0.05
     done
     ovs_e2e_ctl --no-wait init
-    ovs-vswitchd "unix:$d/db.sock" -vconsole:off \
-        --log-file="$d/ovs-vswitchd.log" >/dev/null 2>&1 &
-    OVS_E2E_PID=$!
+    ovs_e2e_vswitchd
     # add-br waits until ovs-vswitchd has tried to make the bridge; the
     # netdev datapath's own port is a tap device (hence the tun module),
     # and the bridge is there once that port is.
@@ -406,6 +406,13 @@ ovs_e2e_start() {
         return 1
     fi
     note "ovs-vswitchd $OVS_E2E_PID ($(ovs-vswitchd --version | head -n 1))"
+}
+
+# Starts the private ovs-vswitchd (again): OVS_E2E_PID.
+ovs_e2e_vswitchd() {
+    ovs-vswitchd "unix:$OVS_E2E_DIR/db.sock" -vconsole:off \
+        --log-file="$OVS_E2E_DIR/ovs-vswitchd.log" >/dev/null 2>&1 &
+    OVS_E2E_PID=$!
 }
 
 # Stops the private OVS (also on any exit: see cleanup in lib.sh), and
@@ -427,13 +434,47 @@ ovs_e2e_stop() {
     unset OVS_RUNDIR OVS_LOGDIR OVS_DBDIR OVS_SYSCONFDIR
 }
 
+# lp_ovs_hold TAG PID SECONDS: stops process PID (SIGSTOP) until all its
+# threads are seen stopped, holds it SECONDS, resumes it (SIGCONT), and
+# waits until the main thread's interval is reported: LP_T_STOP (SIGSTOP
+# sent), LP_T_ALL (all seen stopped), LP_T_CONT and LP_T_CONTED (around
+# SIGCONT).
+lp_ovs_hold() {
+    local tag=$1 pid=$2 tid all deadline
+
+    LP_T_STOP=$(now_ns)
+    kill -STOP "$pid"
+    deadline=$(($(now_ns) + 5000 * WAIT_SCALE * MS))
+    while :; do
+        all=1
+        for tid in $(ls "/proc/$pid/task"); do
+            [[ $(thread_state "$pid" "$tid") == T ]] || all=0
+        done
+        ((all || $(now_ns) > deadline)) && break
+        nap 0.001
+    done
+    LP_T_ALL=$(now_ns)
+    ((all)) || fail "$tag: every thread of ovs-vswitchd stopped"
+    nap "$3"
+    LP_T_CONT=$(now_ns)
+    kill -CONT "$pid"
+    LP_T_CONTED=$(now_ns)
+    # The main thread's interval ends at its next poll(): within its
+    # longest poll() timeout.
+    deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
+    until jq -e --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" \
+              >/dev/null 2>&1; do
+        (($(now_ns) > deadline)) && break
+        nap 0.05
+    done
+}
+
 # Real OVS: ovs-vswitchd stopped for 2 s (SIGSTOP, SIGCONT).  Its main
 # thread's interval holds the stop, as seen from here, and the stop
 # dominates it: the main thread never sleeps in poll() for more than a
 # fraction of that (its longest poll() here: 0.5 s).
 scenario_long_poll_ovs() {
-    local tag=long_poll_ovs pid tid deadline t_stop t_all t_cont t_conted
-    local all bad
+    local tag=long_poll_ovs pid t_stop t_all t_cont t_conted bad
 
     ovs_e2e_start || return
     pid=$OVS_E2E_PID
@@ -445,31 +486,9 @@ scenario_long_poll_ovs() {
         return
     fi
     nap 0.5
-    t_stop=$(now_ns)
-    kill -STOP "$pid"
-    deadline=$(($(now_ns) + 5000 * WAIT_SCALE * MS))
-    while :; do
-        all=1
-        for tid in $(ls "/proc/$pid/task"); do
-            [[ $(thread_state "$pid" "$tid") == T ]] || all=0
-        done
-        ((all || $(now_ns) > deadline)) && break
-        nap 0.001
-    done
-    t_all=$(now_ns)
-    ((all)) || fail "$tag: every thread of ovs-vswitchd stopped"
-    nap 2
-    t_cont=$(now_ns)
-    kill -CONT "$pid"
-    t_conted=$(now_ns)
-    # The main thread's interval ends at its next poll(): within its
-    # longest poll() timeout.
-    deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
-    until jq -e --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" \
-              >/dev/null 2>&1; do
-        (($(now_ns) > deadline)) && break
-        nap 0.05
-    done
+    lp_ovs_hold "$tag" "$pid" 2
+    t_stop=$LP_T_STOP t_all=$LP_T_ALL t_cont=$LP_T_CONT
+    t_conted=$LP_T_CONTED
     lp_end $tag
     ovs_e2e_stop
 
@@ -489,4 +508,91 @@ scenario_long_poll_ovs() {
                      and (.stopped_ns < $lo or .stopped_ns > $hi))
               | "\(.name):\(.stopped_ns)"' "$KD_OUT" | xargs)
     check_eq "$tag: every thread's stop within the truth" "" "$bad"
+}
+
+# lp_target_is EVENT PID: the run wrote the target record EVENT for PID
+# ("null": none).  lp_wait_target EVENT PID: waits until it does, 60 s
+# at most.
+lp_target_is() {
+    jq -e --arg e "$1" --argjson p "$2" \
+       'select(.type == "target" and .event == $e and .pid == $p)' \
+       "$KD_OUT" >/dev/null 2>&1
+}
+lp_wait_target() {
+    poll_until "$KD_PID" 60 0.05 lp_target_is "$1" "$2" \
+        && pass "$TAG_WT: target record $1 (pid $2)" \
+        || fail "$TAG_WT: target record $1 (pid $2)" "written" \
+                "$(tail -c 300 "$KD_ERR" | tr '\n' ' ')"
+}
+
+# lp_check_hold PID: the long poll record of PID's main thread holds the
+# stop that lp_ovs_hold made (see scenario_long_poll_ovs).
+lp_check_hold() {
+    lp_record "$1"
+    check_eq "$TAG_WT: pid $1: the main thread's interval reported" \
+             "$1 $1 ovs-vswitchd e2e-node" \
+             "$(lr '"\(.pid) \(.tid) \(.name) \(.node)"')"
+    check_range "$TAG_WT: pid $1: main thread stopped_ns" \
+                $((LP_T_CONT - LP_T_ALL - MS)) \
+                $((LP_T_CONTED - LP_T_STOP)) "$(lr .stopped_ns)"
+    check_eq "$TAG_WT: pid $1: dominant part" stopped "$(lr .dominant)"
+}
+
+# --wait-target: the watch starts before ovs-vswitchd (a DaemonSet before
+# OVS), attaches when it starts, and re-attaches when it restarts (an
+# upgrade): a "target" record for each, then a real interval (a stop of
+# known length) of each process; --node-name in every record.
+scenario_long_poll_wait_target() {
+    local pid1 pid2 real
+    TAG_WT=long_poll_wait_target
+
+    real=$(pgrep -x ovs-vswitchd | xargs)
+    if [[ -n $real ]]; then
+        skip "$TAG_WT: an ovs-vswitchd runs ($real): cannot start one late"
+        return
+    fi
+    kd_start $TAG_WT --long-poll-events $((300 * MS)) --json \
+        --wait-target --node-name e2e-node
+    lp_wait_target waiting null
+    ovs_e2e_start || { lp_end $TAG_WT; return; }
+    pid1=$OVS_E2E_PID
+    lp_wait_target attached "$pid1"
+    if ! kd_wait_capture 1 60; then
+        fail "$TAG_WT: capturing after the late start"
+    fi
+    nap 0.5
+    lp_ovs_hold $TAG_WT "$pid1" 1
+    lp_check_hold "$pid1"
+
+    # The upgrade: ovs-vswitchd exits, another one starts.
+    kill -TERM "$pid1"
+    wait "$pid1" 2>/dev/null
+    lp_wait_target lost "$pid1"
+    ovs_e2e_vswitchd
+    pid2=$OVS_E2E_PID
+    lp_wait_target attached "$pid2"
+    if ! kd_wait_capture 1 60; then
+        fail "$TAG_WT: capturing after the restart"
+    fi
+    nap 0.5
+    lp_ovs_hold $TAG_WT "$pid2" 1
+    lp_check_hold "$pid2"
+    check_eq "$TAG_WT: still running after the restart" 0 \
+             "$(kill -0 "$KD_PID" 2>/dev/null; echo $?)"
+    lp_end $TAG_WT
+    ovs_e2e_stop
+
+    check_eq "$TAG_WT: the target records, in order" \
+             "waiting:null attached:$pid1 lost:$pid1 attached:$pid2" \
+             "$(jq -rs 'map(select(.type == "target")
+                            | "\(.event):\(.pid)") | join(" ")' "$KD_OUT")"
+    check_eq "$TAG_WT: the first watch ends with its target" \
+             "$pid1:true $pid2:false" \
+             "$(jq -rs 'map(select(.type == "long_poll_end")
+                            | "\(.pid):\(.target_exited)") | join(" ")' \
+                   "$KD_OUT")"
+    check_eq "$TAG_WT: \"node\" in every record" "" \
+             "$(jq -r 'select(.node != "e2e-node") | .type' "$KD_OUT" \
+                | xargs)"
+    check_eq "$TAG_WT: nothing on standard error" "" "$(cat "$KD_ERR")"
 }

@@ -42,7 +42,7 @@
     "                    [--histogram] [--json] [--list-probes]\n"     \
     "                    [--long-poll-events [DURATION_NS]] [--wall-clock] "\
     "[-q]\n"                                                            \
-    "                    [--version]\n"
+    "                    [--wait-target] [--node-name NAME] [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -117,6 +117,12 @@ static const char help_rest[] =
     "                        wall-clock times, not CLOCK_MONOTONIC ns\n"
     "  -q, --quiet           No status line on standard error while waiting\n"
     "                        (a terminal's only)\n"
+    "  --wait-target         With --long-poll-events: wait for ovs-vswitchd\n"
+    "                        when it is not running, and re-attach when it\n"
+    "                        restarts, instead of ending the watch\n"
+    "  --node-name NAME      Add \"node\":NAME to every JSON record "
+    "(default:\n"
+    "                        $KD_NODE_NAME when set)\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"
@@ -1273,7 +1279,47 @@ test_options_suggest(void)
     kd_ds_destroy(&ds);
 }
 
+/* --wait-target: only with --long-poll-events, never with -p; --node-name
+ * and its default from $KD_NODE_NAME. */
+static void
+test_options_fleet(void)
+{
+    struct kd_options o;
+
+    unsetenv("KD_NODE_NAME");
+    PARSE_OK(&o, "--long-poll-events", NULL);
+    CHECK(!o.wait_target);
+    CHECK(!o.node_name);
+    PARSE_OK(&o, "--long-poll-events", "--wait-target", NULL);
+    CHECK(o.wait_target);
+    PARSE_OK(&o, "--wait-target", "--long-poll-events=5", NULL);
+    CHECK(o.wait_target && o.long_poll);
+    CHECK_USAGE_ERROR("argument --wait-target: requires --long-poll-events",
+                      "--wait-target", NULL);
+    CHECK_USAGE_ERROR("argument --wait-target: requires --long-poll-events",
+                      "--json", "--wait-target", "--sample-time", "1",
+                      NULL);
+    CHECK_USAGE_ERROR("argument --wait-target: not allowed with argument "
+                      "-p/--pid", "--long-poll-events", "--wait-target",
+                      "-p", "1", NULL);
+
+    PARSE_OK(&o, "--node-name", "worker-1", NULL);
+    CHECK_STR(o.node_name, "worker-1");
+    CHECK_USAGE_ERROR("argument --node-name: expected one argument",
+                      "--node-name", NULL);
+    setenv("KD_NODE_NAME", "from-env", 1);
+    PARSE_OK(&o, "--json", NULL);
+    CHECK_STR(o.node_name, "from-env");
+    PARSE_OK(&o, "--node-name=given", NULL);
+    CHECK_STR(o.node_name, "given");
+    setenv("KD_NODE_NAME", "", 1);
+    PARSE_OK(&o, "--json", NULL);
+    CHECK(!o.node_name);
+    unsetenv("KD_NODE_NAME");
+}
+
 static const struct test tests[] = {
+    TEST(test_options_fleet),
     TEST(test_options_defaults),
     TEST(test_options_long_and_short),
     TEST(test_options_optional_arguments),

@@ -100,7 +100,7 @@ test_output_complete(void)
         CHECK(o->sample_start && o->sample_stop && o->sample && o->exited
               && o->final && o->watch_start && o->long_poll
               && o->watch_stop && o->watch_end && o->status
-              && o->wait_end);
+              && o->wait_end && o->target);
         test_output_close(&t);
     }
 }
@@ -197,7 +197,7 @@ test_output_json_sample(void)
     make_snapshot(&snap, stacks, events, &miss);
     t.output.sample(&t.output, &snap);
     s = test_output_take(&t);
-    kd_render_json_sample(&expected, &snap, NULL);
+    kd_render_json_sample(&expected, NULL, &snap, NULL);
     CHECK_STR(s, kd_ds_cstr(&expected));
     free(s);
     kd_ds_destroy(&expected);
@@ -290,11 +290,51 @@ test_output_watch(void)
     t.output.long_poll(&t.output, &gap, &total);
     t.output.watch_end(&t.output, 40, &total, 1, true);
     s = test_output_take(&t);
-    kd_render_json_gap(&expected, &gap, &total);
-    kd_render_json_watch_end(&expected, 40, &total, 1, true);
+    kd_render_json_gap(&expected, NULL, &gap, &total);
+    kd_render_json_watch_end(&expected, NULL, 40, &total, 1, true);
     CHECK_STR(s, kd_ds_cstr(&expected));
     free(s);
     kd_ds_destroy(&expected);
+    test_output_close(&t);
+}
+
+/* The target's comings and goings (--wait-target): a timestamp line in
+ * text, a record in JSON, with the node of --node-name. */
+static void
+test_output_target(void)
+{
+    struct kd_options options;
+    struct test_output t;
+    char *s;
+
+    test_output_open(&t, false);
+    t.output.target(&t.output, KD_TARGET_WAITING, 0);
+    s = test_output_take(&t);
+    CHECK_TIMESTAMP_LINE(s, "# Waiting for ovs-vswitchd");
+    free(s);
+    t.output.target(&t.output, KD_TARGET_ATTACHED, 40);
+    s = test_output_take(&t);
+    CHECK(s[0] == '\n');
+    CHECK_TIMESTAMP_LINE(s + 1, "# Attached to process 40");
+    free(s);
+    test_output_close(&t);
+
+    memset(&options, 0, sizeof options);
+    options.json = true;
+    options.node_name = "worker-1";
+    memset(&t, 0, sizeof t);
+    t.stream = open_memstream(&t.stream_buf, &t.stream_len);
+    t.errors = open_memstream(&t.errors_buf, &t.errors_len);
+    kd_output_init(&t.output, &options, t.stream, t.errors);
+    t.output.target(&t.output, KD_TARGET_LOST, 40);
+    s = test_output_take(&t);
+    CHECK(!strncmp(s, "{\"version\":2,\"node\":\"worker-1\",\"type\":"
+                   "\"target\",\"event\":\"lost\",\"pid\":40,\"time\":\"",
+                   strlen("{\"version\":2,\"node\":\"worker-1\",\"type\":"
+                          "\"target\",\"event\":\"lost\",\"pid\":40,"
+                          "\"time\":\"")));
+    CHECK(strchr(s, '\n') == s + strlen(s) - 1);
+    free(s);
     test_output_close(&t);
 }
 
@@ -392,6 +432,7 @@ test_output_status(void)
 }
 
 static const struct test tests[] = {
+    TEST(test_output_target),
     TEST(test_output_complete),
     TEST(test_output_text_sample),
     TEST(test_output_json_sample),

@@ -27,7 +27,7 @@ test_render_json_sample(void)
 
     make_snapshot(&snap, stacks, events, &miss);
     snap.window.target_exited = true;
-    kd_render_json_sample(&ds, &snap, NULL);
+    kd_render_json_sample(&ds, NULL, &snap, NULL);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":2,\"pid\":42,\"sample\":3,\"skipped\":false,"
         "\"window\":{\"start\":\"2023-11-14T22:13:20.123456Z\","
@@ -77,7 +77,7 @@ test_render_json_threads(void)
     snap.rows = rows;
     snap.window.stop_ns = 500000000;
     kd_summary_compute(&snap.sample, rows);
-    kd_render_json_sample(&ds, &snap, NULL);
+    kd_render_json_sample(&ds, NULL, &snap, NULL);
     CHECK_CONTAINS(kd_ds_cstr(&ds),
         "\"threads\":[{\"tid\":1,\"name\":\"handler1\","
         "\"syscalls\":[{\"name\":\"poll\",\"number\":7,\"count\":5,"
@@ -129,7 +129,7 @@ test_render_json_skipped(void)
         .skipped = true,
     };
     snap.total.triggers_missed = 1;
-    kd_render_json_sample(&ds, &snap, NULL);
+    kd_render_json_sample(&ds, NULL, &snap, NULL);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":2,\"pid\":7,\"sample\":2,\"skipped\":true,"
         "\"window\":{\"start\":\"1970-01-01T00:00:00.000000Z\","
@@ -149,13 +149,13 @@ test_render_json_exited(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
-    kd_render_json_exited(&ds, 42, true);
+    kd_render_json_exited(&ds, NULL, 42, true);
     CHECK_STR(kd_ds_cstr(&ds), "{\"version\":2,\"pid\":42,"
               "\"target_exited\":true,\"waiting_for\":\"start trigger\"}\n");
     kd_ds_destroy(&ds);
 
     /* During a sample: the sample's record says it. */
-    kd_render_json_exited(&ds, 42, false);
+    kd_render_json_exited(&ds, NULL, 42, false);
     CHECK_STR(kd_ds_cstr(&ds), "");
     kd_ds_destroy(&ds);
 }
@@ -176,7 +176,7 @@ test_render_json_gap(void)
     ev.acct.v[KD_ACCT_SLEEP] = 300000000;   /* Unaccounted: -100 ms. */
     kd_gap_decode(&ev, 1000000000000000000LL, 3, &gap);
     with_tz("UTC");
-    kd_render_json_gap(&ds, &gap, &total);
+    kd_render_json_gap(&ds, NULL, &gap, &total);
     with_tz(NULL);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":2,\"type\":\"long_poll\",\"index\":3,\"pid\":40,"
@@ -205,7 +205,7 @@ test_render_json_gap(void)
         "\"triggers_missed\":0,\"upcall_module_unloaded\":false}}\n");
     kd_ds_destroy(&ds);
 
-    kd_render_json_watch_end(&ds, 40, &total, 5, true);
+    kd_render_json_watch_end(&ds, NULL, 40, &total, 5, true);
     CHECK_STR(kd_ds_cstr(&ds),
         "{\"version\":2,\"type\":\"long_poll_end\",\"pid\":40,"
         "\"reported\":5,\"warnings\":{\"map_full\":{},"
@@ -215,7 +215,60 @@ test_render_json_gap(void)
     kd_ds_destroy(&ds);
 }
 
+/* The target records of --wait-target, and the "node" of --node-name,
+ * escaped, in every kind of record. */
+static void
+test_render_json_target(void)
+{
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
+    struct timespec now = { .tv_sec = 1000000006, .tv_nsec = 0 };
+    const char *node = "node\033\"1";
+    const char *head = "{\"version\":2,\"node\":\"node\\u001b\\\"1\",";
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot_event events[2];
+    struct kd_stack stacks[2];
+    struct kd_snapshot snap;
+    struct kd_gap_event ev;
+    struct kd_miss miss;
+    struct kd_gap gap;
+
+    with_tz("UTC");
+    kd_render_json_target(&ds, NULL, KD_TARGET_WAITING, 0, &now);
+    kd_render_json_target(&ds, NULL, KD_TARGET_ATTACHED, 40, &now);
+    kd_render_json_target(&ds, "n1", KD_TARGET_LOST, 40, &now);
+    with_tz(NULL);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "{\"version\":2,\"type\":\"target\",\"event\":\"waiting\","
+        "\"pid\":null,\"time\":\"2001-09-09T01:46:46.000000Z\"}\n"
+        "{\"version\":2,\"type\":\"target\",\"event\":\"attached\","
+        "\"pid\":40,\"time\":\"2001-09-09T01:46:46.000000Z\"}\n"
+        "{\"version\":2,\"node\":\"n1\",\"type\":\"target\","
+        "\"event\":\"lost\",\"pid\":40,"
+        "\"time\":\"2001-09-09T01:46:46.000000Z\"}\n");
+    kd_ds_destroy(&ds);
+
+    kd_render_json_target(&ds, node, KD_TARGET_ATTACHED, 40, &now);
+    CHECK(!strncmp(kd_ds_cstr(&ds), head, strlen(head)));
+    kd_ds_destroy(&ds);
+    kd_render_json_exited(&ds, node, 42, true);
+    CHECK(!strncmp(kd_ds_cstr(&ds), head, strlen(head)));
+    kd_ds_destroy(&ds);
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_render_json_gap(&ds, node, &gap, &total);
+    CHECK(!strncmp(kd_ds_cstr(&ds), head, strlen(head)));
+    kd_ds_destroy(&ds);
+    kd_render_json_watch_end(&ds, node, 40, &total, 1, false);
+    CHECK(!strncmp(kd_ds_cstr(&ds), head, strlen(head)));
+    kd_ds_destroy(&ds);
+    make_snapshot(&snap, stacks, events, &miss);
+    kd_render_json_sample(&ds, node, &snap, NULL);
+    CHECK(!strncmp(kd_ds_cstr(&ds), head, strlen(head)));
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
+    TEST(test_render_json_target),
     TEST(test_render_json_sample),
 #if defined(__x86_64__)
     TEST(test_render_json_threads),

@@ -385,7 +385,28 @@ test_render_text_status(void)
     kd_ds_destroy(&ds);
 }
 
+/* The lines of --wait-target. */
+static void
+test_render_text_target(void)
+{
+    struct timespec now = { .tv_sec = 1000000006, .tv_nsec = 0 };
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    with_tz("UTC");
+    kd_render_text_target(&ds, KD_TARGET_WAITING, 0, &now);
+    kd_render_text_target(&ds, KD_TARGET_ATTACHED, 40, &now);
+    kd_render_text_target(&ds, KD_TARGET_LOST, 40, &now);
+    with_tz(NULL);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "# Waiting for ovs-vswitchd @2001-09-09T01:46:46 (01:46:46 UTC)\n"
+        "\n# Attached to process 40 @2001-09-09T01:46:46 (01:46:46 UTC)\n"
+        "\n# Lost process 40; waiting for ovs-vswitchd "
+        "@2001-09-09T01:46:46 (01:46:46 UTC)\n");
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
+    TEST(test_render_text_target),
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
     TEST(test_render_text_empty),

@@ -204,7 +204,18 @@ test_target_thread_name(void)
     free(root);
 }
 
+/* The names of the target events, as the JSON records have them. */
+static void
+test_target_event_names(void)
+{
+    CHECK_STR(kd_target_event_name(KD_TARGET_WAITING), "waiting");
+    CHECK_STR(kd_target_event_name(KD_TARGET_ATTACHED), "attached");
+    CHECK_STR(kd_target_event_name(KD_TARGET_LOST), "lost");
+    CHECK_STR(kd_target_event_name(KD_N_TARGET_EVENTS), "?");
+}
+
 static const struct test tests[] = {
+    TEST(test_target_event_names),
     TEST(test_target_find_vswitchd),
     TEST(test_target_long_name),
     TEST(test_target_long_name_spaces),
