@@ -38,6 +38,13 @@ kd_hint_no_process(struct kd_ds *ds, unsigned int pid)
 }
 
 void
+kd_hint_no_thread(struct kd_ds *ds, unsigned int tgid)
+{
+    kd_ds_put_format(ds, "its threads: ls /proc/%u/task, or ps -T -p %u\n",
+                     tgid, tgid);
+}
+
+void
 kd_hint_not_root(struct kd_ds *ds)
 {
     kd_ds_put_cstr(ds, "run it as root, e.g. with sudo: it loads eBPF "

@@ -26,6 +26,9 @@ void kd_hint_many_vswitchd(struct kd_ds *);
 /* -p 'pid' names no process. */
 void kd_hint_no_process(struct kd_ds *, unsigned int pid);
 
+/* No thread of process 'tgid' has a TID that --tid lists. */
+void kd_hint_no_thread(struct kd_ds *, unsigned int tgid);
+
 /* Not root. */
 void kd_hint_not_root(struct kd_ds *);
 

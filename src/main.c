@@ -144,6 +144,7 @@ static int
 kd_check_tids(const struct kd_output *output,
               const struct kd_options *options, unsigned int tgid)
 {
+    struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
     size_t n_found = 0;
 
     for (size_t i = 0; i < options->n_tids; i++) {
@@ -165,8 +166,8 @@ kd_check_tids(const struct kd_output *output,
             kd_output_error(output, "No thread of process %u has a TID "
                             "that --tid lists!\n", tgid);
         }
-        fprintf(stderr, "kernel_delay: its threads: ls /proc/%u/task, "
-                "or ps -T -p %u\n", tgid, tgid);
+        kd_hint_no_thread(&hint, tgid);
+        kd_hint_print(&hint, stderr);
         return EX_UNAVAILABLE;
     }
     return 0;

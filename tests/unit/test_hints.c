@@ -76,6 +76,11 @@ test_hint_target(void)
               "have exited); 'pidof ovs-vswitchd' gives Open vSwitch's "
               "PID\n");
     kd_ds_destroy(&ds);
+
+    kd_hint_no_thread(&ds, 42);
+    CHECK_STR(kd_ds_cstr(&ds), "its threads: ls /proc/42/task, or ps -T -p "
+              "42\n");
+    kd_ds_destroy(&ds);
 }
 
 static void
