@@ -213,8 +213,6 @@ kd_capture_hint(void)
     }
 }
 
-/* Prepares the triggers and the host, then opens the capture and takes
- * the samples.  Returns the exit status. */
 /* Opens the capture of process 'tgid' into '*capture' and runs the
  * sampler on it.  Returns the exit status. */
 static int
