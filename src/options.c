@@ -83,8 +83,13 @@ struct kd_option_def {
     bool no_samples;
 
     /* Only with an option that has 'no_samples' (--long-poll-events), and
-     * not with -p (it watches ovs-vswitchd by name). */
+     * not with one that has 'one_process' (it follows ovs-vswitchd by
+     * name, across restarts). */
     bool watch_only;
+
+    /* Names one process, or threads of one (-p, --tid): a restarted
+     * ovs-vswitchd has new IDs. */
+    bool one_process;
 };
 
 static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
@@ -127,6 +132,7 @@ static const struct kd_option_def kd_option_defs[] = {
         .short_name = 'p', .long_name = "pid", .ref = true,
         .arg = KD_ARG_REQUIRED, .metavar = "VSWITCHD_PID",
         KD_UINT(pid, 0, KD_MAX_PID),
+        .one_process = true,
         .help = "ovs-vswitch's PID",
     }, {
         .short_name = 's', .long_name = "syscall-events", .ref = true,
@@ -206,6 +212,7 @@ static const struct kd_option_def kd_option_defs[] = {
         .long_name = "tid",
         .arg = KD_ARG_REQUIRED, .metavar = "TID[,TID...]",
         .apply = kd_apply_tids, .min = 1, .max = KD_MAX_PID,
+        .one_process = true,
         .help = "Report only these threads, or those --thread\n"
                 "matches",
     }, {
@@ -1278,7 +1285,6 @@ kd_add_extra(struct kd_ds *extras, const char *word)
 static int
 kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
 {
-    size_t pid = kd_find_short('p') - kd_option_defs;
     size_t none = KD_N_OPTIONS;
 
     for (size_t i = 0; i < KD_N_OPTIONS; i++) {
@@ -1293,9 +1299,16 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
         if (def->watch_only && given_at[i] && none == KD_N_OPTIONS) {
             return kd_arg_error(err, def, "requires --long-poll-events");
         }
-        if (def->watch_only && given_at[i] && given_at[pid]) {
-            return kd_arg_error(err, def, "not allowed with argument "
-                                "-p/--pid");
+        for (size_t j = 0; def->watch_only && given_at[i]
+                           && j < KD_N_OPTIONS; j++) {
+            if (kd_option_defs[j].one_process && given_at[j]) {
+                char name[64], why[96];
+
+                kd_option_display(&kd_option_defs[j], name, sizeof name);
+                snprintf(why, sizeof why, "not allowed with argument %s",
+                         name);
+                return kd_arg_error(err, def, why);
+            }
         }
     }
     if (none == KD_N_OPTIONS) {

@@ -1279,7 +1279,8 @@ test_options_suggest(void)
     kd_ds_destroy(&ds);
 }
 
-/* --wait-target: only with --long-poll-events, never with -p; --node-name
+/* --wait-target: only with --long-poll-events, never with -p or --tid (a
+ * restarted ovs-vswitchd has new IDs); --node-name
  * and its default from $KD_NODE_NAME. */
 static void
 test_options_fleet(void)
@@ -1302,6 +1303,11 @@ test_options_fleet(void)
     CHECK_USAGE_ERROR("argument --wait-target: not allowed with argument "
                       "-p/--pid", "--long-poll-events", "--wait-target",
                       "-p", "1", NULL);
+    CHECK_USAGE_ERROR("argument --wait-target: not allowed with argument "
+                      "--tid", "--long-poll-events", "--tid", "7",
+                      "--wait-target", NULL);
+    PARSE_OK(&o, "--long-poll-events", "--tid", "7", NULL);
+    CHECK(o.n_tids == 1);
 
     PARSE_OK(&o, "--node-name", "worker-1", NULL);
     CHECK_STR(o.node_name, "worker-1");
