@@ -210,7 +210,8 @@ scenario_long_poll() {
     # truth only.  IRQ time is in schedstat's run time or not, as the
     # kernel has IRQ time accounting or not.
     irq=$(lr '.hardirq_ns + .softirq_ns')
-    tol=$(($(sched_tolerance "$LP_RUN" "$LP_SLICES") + steal * 10 * MS))
+    tol=$(($(sched_tolerance "$LP_RUN" "$LP_SLICES") \
+           + $(steal_bound_ns "$steal")))
     check_range "$tag: on CPU + IRQs vs its CPU time ($LP_RUN, edges \
 $LP_EDGES)" $((LP_RUN - LP_EDGES - tol)) \
                 $((LP_RUN + irq + tol)) \
