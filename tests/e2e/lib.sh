@@ -226,6 +226,7 @@ cleanup() {
     wait 2>/dev/null
     # The private ovs-vswitchd (tests/e2e/longpoll.sh) is no job of ours.
     declare -F ovs_e2e_stop >/dev/null && ovs_e2e_stop
+    sleep_moves_cleanup
     for pid in "${E2E_PIDS[@]}"; do
         rm -f "/var/tmp/kd-workload.$pid.io"
     done
@@ -357,6 +358,95 @@ schedstat() {
 # steal_ticks: hypervisor steal time of all CPUs, in USER_HZ ticks.
 steal_ticks() {
     awk '$1 == "cpu" { print $9 }' /proc/stat
+}
+
+# thread_state PID TID: the thread's state letter (R, S, D, T, ...).
+thread_state() {
+    local stat
+
+    read -r stat <"/proc/$1/task/$2/stat" 2>/dev/null || return
+    stat=${stat##*) }
+    printf '%s' "${stat:0:1}"
+}
+
+# Moves of a sleeping thread, which schedstat counts as run-queue wait.
+# On kernels that delay the dequeue of a sleeping task (EEVDF's
+# DELAY_DEQUEUE, Linux 6.12 and later) the load balancer can move a thread
+# that sleeps, and schedstat then counts it as queued from the move (its
+# last_queued is set as it is enqueued on the new CPU) until it runs: its
+# sleep from the move to its wake-up lands in run_delay, as run-queue wait
+# (seen here: 7.0 ms in one of 3,000 jobs of "syscalls" beside stress-ng;
+# ftrace showed the thread asleep, moved by the balancer's soft IRQ, woken
+# by its timer 7 ms later and switched in 17 us after that).  kernel_delay
+# counts that time as asleep, which it is.  sleep_moves_begin and
+# sleep_moves_end watch one thread through a tracefs instance of our own
+# (sched_switch, sched_waking and sched_migrate_task, filtered to the
+# thread); a move while it sleeps breaks the truth (BAD_TRUTH: see
+# run_with_retry).
+SLEEP_MOVES=
+sleep_moves_begin() {
+    local pid=$1 tid=$2 root dir e
+
+    SLEEP_MOVES=
+    for root in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+        [[ -d $root/instances ]] && break
+    done
+    dir=$root/instances/kd-e2e-$$
+    if [[ ! -d $dir ]] && ! mkdir "$dir" 2>/dev/null; then
+        note "no tracefs instance here: moves of a sleeping thread not seen"
+        return
+    fi
+    echo 0 >"$dir/tracing_on"
+    echo "pid == $tid" >"$dir/events/sched/sched_waking/filter" &&
+    echo "pid == $tid" >"$dir/events/sched/sched_migrate_task/filter" &&
+    echo "prev_pid == $tid || next_pid == $tid" \
+        >"$dir/events/sched/sched_switch/filter" || return
+    for e in sched_waking sched_migrate_task sched_switch; do
+        echo 1 >"$dir/events/sched/$e/enable" || return
+    done
+    : >"$dir/trace"
+    SLEEP_MOVES="$dir $tid $(thread_state "$pid" "$tid")"
+    echo 1 >"$dir/tracing_on"
+}
+
+# sleep_moves_end TAG THREAD: how many times the thread watched since
+# sleep_moves_begin was moved while it slept; any sets BAD_TRUTH.
+sleep_moves_end() {
+    local dir tid state n
+
+    read -r dir tid state <<<"$SLEEP_MOVES"
+    [[ -n $dir ]] || return 0
+    echo 0 >"$dir/tracing_on"
+    n=$(awk -v tid="$tid" -v asleep="$([[ $state == [SD] ]] && echo 1)" '
+        /sched_switch:/ {
+            if (index($0, " prev_pid=" tid " ")) {
+                asleep = $0 !~ /prev_state=R/
+            }
+            if (index($0, " next_pid=" tid " ")) {
+                asleep = 0
+            }
+        }
+        /sched_waking:/ { asleep = 0 }
+        /sched_migrate_task:/ { if (asleep) { n++ } }
+        END { print n + 0 }' "$dir/trace")
+    SLEEP_MOVES=
+    if ((n > 0)); then
+        note "$1: the kernel moved $2 to another CPU $n times while it" \
+             "slept, and schedstat counts its sleep from there as run-queue" \
+             "wait: the ground truth is broken"
+        BAD_TRUTH=1
+    fi
+}
+
+# sleep_moves_cleanup: removes the tracefs instance, if any.
+sleep_moves_cleanup() {
+    local root
+
+    for root in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+        [[ -d $root/instances/kd-e2e-$$ ]] || continue
+        echo 0 >"$root/instances/kd-e2e-$$/tracing_on"
+        rmdir "$root/instances/kd-e2e-$$" 2>/dev/null
+    done
 }
 
 # steal_bound_ns TICKS: the most steal time there can have been while the

@@ -9,15 +9,6 @@
 # long_poll_wait in text); a real ovs-vswitchd is stopped for a known time
 # (long_poll_ovs).  Sourced by tests/e2e.sh.
 
-# thread_state PID TID: the state letter of a thread (R, S, T, ...).
-thread_state() {
-    local stat
-
-    read -r stat <"/proc/$1/task/$2/stat" 2>/dev/null || return
-    stat=${stat##*) }
-    printf '%s' "${stat:0:1}"
-}
-
 # lp_wait_watching: waits until a text run prints "# Start watching".
 lp_wait_watching() {
     local deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))

@@ -35,9 +35,11 @@ scenario_syscalls() {
 
     kd_begin $tag 0.8 -p "$pid" || return
     steal=$(steal_ticks)
+    sleep_moves_begin "$pid" "$tid"
     before=$(schedstat "$pid" "$tid")
     wl_cmd main "syscalls $n $m" || fail "$tag: job" "done" "$WL_REPLY_LINE"
     after=$(schedstat "$pid" "$tid")
+    sleep_moves_end $tag handler1
     steal=$(($(steal_ticks) - steal))
     kd_end
     wl_total=$(reply_field sleep_total_ns)
