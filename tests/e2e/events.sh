@@ -52,7 +52,10 @@ scenario_events_threshold() {
             && pass "$tag: event $i stack free of tracing frames" \
             || fail "$tag: event $i tracing frames" "none" "$frames"
     done
-    check_eq "$tag: no lost-stack warning" "" "$EV_WARNINGS"
+    # Only that one: a kernel that switches tasks without the tracepoint
+    # makes the run end with its own warning, which is no stack's.
+    check_eq "$tag: no lost-stack warning" "" \
+             "$(tr '|' '\n' <<<"$EV_WARNINGS" | grep 'stack traces!')"
 }
 
 # --skip-syscall-poll-events: poll() is counted, but not an event.
