@@ -382,8 +382,10 @@ thread_state() {
 # sleep_moves_end watch one thread through a tracefs instance of our own
 # (sched_switch, sched_waking and sched_migrate_task, filtered to the
 # thread); a move while it sleeps breaks the truth (BAD_TRUTH: see
-# run_with_retry).
+# run_with_retry).  The thread's events stay in SLEEP_MOVES_TRACE, which
+# check_sched prints when the tool and schedstat disagree.
 SLEEP_MOVES=
+SLEEP_MOVES_TRACE=
 sleep_moves_begin() {
     local pid=$1 tid=$2 root dir e
 
@@ -398,14 +400,16 @@ sleep_moves_begin() {
     fi
     echo 0 >"$dir/tracing_on"
     echo "pid == $tid" >"$dir/events/sched/sched_waking/filter" &&
+    echo "pid == $tid" >"$dir/events/sched/sched_wakeup/filter" &&
     echo "pid == $tid" >"$dir/events/sched/sched_migrate_task/filter" &&
     echo "prev_pid == $tid || next_pid == $tid" \
         >"$dir/events/sched/sched_switch/filter" || return
-    for e in sched_waking sched_migrate_task sched_switch; do
+    for e in sched_waking sched_wakeup sched_migrate_task sched_switch; do
         echo 1 >"$dir/events/sched/$e/enable" || return
     done
     : >"$dir/trace"
     SLEEP_MOVES="$dir $tid $(thread_state "$pid" "$tid")"
+    SLEEP_MOVES_TRACE=
     echo 1 >"$dir/tracing_on"
 }
 
@@ -417,6 +421,8 @@ sleep_moves_end() {
     read -r dir tid state <<<"$SLEEP_MOVES"
     [[ -n $dir ]] || return 0
     echo 0 >"$dir/tracing_on"
+    SLEEP_MOVES_TRACE=$WORKDIR/sleep_moves.trace
+    grep -v '^#' "$dir/trace" >"$SLEEP_MOVES_TRACE"
     n=$(awk -v tid="$tid" -v asleep="$([[ $state == [SD] ]] && echo 1)" '
         /sched_switch:/ {
             if (index($0, " prev_pid=" tid " ")) {
@@ -428,7 +434,7 @@ sleep_moves_end() {
         }
         /sched_waking:/ { asleep = 0 }
         /sched_migrate_task:/ { if (asleep) { n++ } }
-        END { print n + 0 }' "$dir/trace")
+        END { print n + 0 }' "$SLEEP_MOVES_TRACE")
     SLEEP_MOVES=
     if ((n > 0)); then
         note "$1: the kernel moved $2 to another CPU $n times while it" \
@@ -1500,7 +1506,8 @@ LOST_SWITCH=0
 BAD_TRUTH=0
 check_sched() {
     local tag=$1 thread=$2 tid=$3 steal_ns=$(($6 * 10 * MS))
-    local r0 w0 p0 t0 r1 w1 p1 t1 slices runs missed
+    local r0 w0 p0 t0 r1 w1 p1 t1 slices runs missed line
+    local failed=$E2E_FAILED
 
     read -r r0 w0 p0 t0 <<<"$4"
     read -r r1 w1 p1 t1 <<<"$5"
@@ -1527,6 +1534,16 @@ check_sched() {
              $slices "$runs"
     check_eq "$tag: $thread THREAD READY SCHED_CNT = schedstat timeslices" \
              $slices "$(r "$tid.ready.count")"
+    # What the kernel's own tracer saw of the thread, when it was watched
+    # (sleep_moves_begin) and something above failed: the evidence.
+    if ((E2E_FAILED > failed)) && [[ -s $SLEEP_MOVES_TRACE ]]; then
+        note "$tag: $thread's scheduler events (ftrace, schedstat before:" \
+             "$4, after: $5):"
+        while read -r line; do
+            note "  $line"
+        done <"$SLEEP_MOVES_TRACE"
+    fi
+    SLEEP_MOVES_TRACE=
     if is_uint "$runs" && ((runs < slices)); then
         LOST_SWITCH=1
         # Timeslices the tool did not count: it must at least say how
