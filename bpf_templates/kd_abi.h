@@ -94,7 +94,9 @@ enum kd_full_map {
  * queue, is stopped or sleeps, so RUN + READY + STOP + SLEEP grow with the
  * clock.  HARDIRQ and SOFTIRQ are parts of RUN (interrupts take the CPU
  * from the thread they interrupt); SOFTIRQ is net of the hard IRQs that
- * interrupted a soft IRQ.  The last three are counts. */
+ * interrupted a soft IRQ.  KERNEL is the part of RUN spent inside
+ * syscalls, net of the interrupts that came meanwhile: the rest of RUN but
+ * the interrupts is the time in user space.  The last three are counts. */
 #define KD_ACCT_FIELDS(KD_ACCT_FIELD)       \
     KD_ACCT_FIELD(RUN, "run_ns")            \
     KD_ACCT_FIELD(READY, "ready_ns")        \
@@ -102,6 +104,7 @@ enum kd_full_map {
     KD_ACCT_FIELD(SLEEP, "sleep_ns")        \
     KD_ACCT_FIELD(HARDIRQ, "hardirq_ns")    \
     KD_ACCT_FIELD(SOFTIRQ, "softirq_ns")    \
+    KD_ACCT_FIELD(KERNEL, "kernel_ns")      \
     KD_ACCT_FIELD(WAITS, "waits")           \
     KD_ACCT_FIELD(PREEMPTIONS, "preemptions") \
     KD_ACCT_FIELD(SLEEPS, "sleeps")
@@ -167,6 +170,8 @@ struct kd_tstate {
     KD_U32 wait_slot;       /* Its slot there. */
     KD_U64 softirq_hardirq; /* acct HARDIRQ when the soft IRQ began. */
     KD_U64 syscall_sleep;   /* acct SLEEP when the syscall began. */
+    KD_U64 kernel_ts;       /* On a CPU inside a syscall since, or 0. */
+    KD_U64 kernel_irq;      /* acct HARDIRQ + SOFTIRQ then. */
     struct kd_acct acct;
 };
 

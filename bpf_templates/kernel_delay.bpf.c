@@ -602,6 +602,36 @@ kd_wait_begin(u32 tid, struct kd_tstate *st, u32 cpu, u64 now)
 #endif
 
 /*
+ * Time on a CPU inside syscalls (KD_ACCT_KERNEL): the part of the run time
+ * from a syscall's entry, or a switch in during one, to its exit, or the
+ * switch out, less the interrupts that came meanwhile.
+ */
+static __always_inline void
+kd_kernel_begin(struct kd_tstate *st, u64 now)
+{
+#if KD_WITH_ACCT
+    st->kernel_ts = now;
+    st->kernel_irq = st->acct.v[KD_ACCT_HARDIRQ]
+                     + st->acct.v[KD_ACCT_SOFTIRQ];
+#endif
+}
+
+static __always_inline void
+kd_kernel_end(struct kd_tstate *st, u64 now)
+{
+#if KD_WITH_ACCT
+    if (st->kernel_ts) {
+        u64 ran = now - st->kernel_ts;
+        u64 irq = st->acct.v[KD_ACCT_HARDIRQ] + st->acct.v[KD_ACCT_SOFTIRQ]
+                  - st->kernel_irq;
+
+        st->acct.v[KD_ACCT_KERNEL] += ran > irq ? ran - irq : 0;
+        st->kernel_ts = 0;
+    }
+#endif
+}
+
+/*
  * Long poll intervals (KD_WITH_GAPS): from a thread's return from poll()
  * to its next call, the thread's accounts at the start are kept, and its
  * syscalls and the tasks that ran instead of it are recorded; at the end,
@@ -759,6 +789,7 @@ RAW_TRACEPOINT_PROBE(sys_enter)
         return 0;
     }
     st->syscall_ts = now;
+    kd_kernel_begin(st, now);
 #if KD_WITH_GAPS
     st->syscall_sleep = st->acct.v[KD_ACCT_SLEEP];
 #endif
@@ -804,6 +835,8 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     if (!st) {
         return 0;
     }
+    /* Before the poll() return starts an interval. */
+    kd_kernel_end(st, now);
 #if KD_WITH_GAPS
     if (nr == KD_SYSCALL_POLL) {
         kd_gap_begin(tid, st, now);
@@ -1124,6 +1157,9 @@ kd_unseen_switch_in(u32 tid, struct kd_tstate *st, u64 arrived)
     st->sleep_ts = st->stop_ts = 0;
 #endif
     st->run_ts = arrived;
+    if (st->syscall_ts) {
+        kd_kernel_begin(st, arrived);
+    }
 }
 
 /* Thread 'tid' of the target, whose task_struct is 'task', leaves CPU
@@ -1143,6 +1179,7 @@ kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now,
     if (arrived) {
         kd_unseen_switch_in(tid, st, arrived);
     }
+    kd_kernel_end(st, now);
     /* Still runnable (preempted, or yielding): it now waits in the run
      * queue.  Stopped: it waits for SIGCONT.  Else it sleeps. */
     runnable = preempt || state == KD_TASK_RUNNING;
@@ -1178,6 +1215,9 @@ kd_switch_in(u32 tid, u32 cpu, u64 now)
     }
     st->flags |= KD_TSTATE_SWITCHED;
     st->run_ts = now;
+    if (st->syscall_ts) {
+        kd_kernel_begin(st, now);
+    }
 }
 
 /* TP_PROTO(bool preempt, struct task_struct *prev,

@@ -126,6 +126,9 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
     irq = acct[KD_ACCT_HARDIRQ] + acct[KD_ACCT_SOFTIRQ];
     gap->parts[KD_GAP_ON_CPU] = acct[KD_ACCT_RUN]
                                 - kd_min_u64(irq, acct[KD_ACCT_RUN]);
+    gap->on_cpu_kernel_ns = kd_min_u64(acct[KD_ACCT_KERNEL],
+                                       gap->parts[KD_GAP_ON_CPU]);
+    gap->on_cpu_user_ns = gap->parts[KD_GAP_ON_CPU] - gap->on_cpu_kernel_ns;
     gap->parts[KD_GAP_RUN_QUEUE] = acct[KD_ACCT_READY];
     gap->parts[KD_GAP_STOPPED] = acct[KD_ACCT_STOP];
     gap->parts[KD_GAP_HARDIRQ] = acct[KD_ACCT_HARDIRQ];

@@ -58,6 +58,11 @@ struct kd_gap {
     int64_t unaccounted_ns;
     enum kd_gap_part dominant;      /* The largest part. */
 
+    /* The time on CPU split as OVS's "(Ums user, Sms system)" does:
+     * inside syscalls, and the rest. */
+    uint64_t on_cpu_user_ns;
+    uint64_t on_cpu_kernel_ns;
+
     uint64_t waits;                 /* Run-queue waits. */
     uint64_t preemptions;
     uint64_t sleeps;

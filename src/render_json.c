@@ -578,6 +578,9 @@ kd_render_json_gap(struct kd_ds *ds, const char *node,
             kd_json_u64(ds, gap->parts[i]);
         }
     }
+    kd_ds_put_format(ds, ",\"on_cpu_user_ns\":%" PRIu64
+                     ",\"on_cpu_kernel_ns\":%" PRIu64,
+                     gap->on_cpu_user_ns, gap->on_cpu_kernel_ns);
     kd_ds_put_cstr(ds, ",\"dominant\":");
     kd_json_string(ds, kd_gap_part_key(gap->dominant));
     kd_ds_put_format(ds, ",\"waits\":%" PRIu64 ",\"preemptions\":%" PRIu64

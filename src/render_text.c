@@ -224,6 +224,8 @@ kd_render_text_signed(struct kd_ds *ds, int64_t value, int width)
 static void
 kd_render_text_gap_parts(struct kd_ds *ds, const struct kd_gap *gap)
 {
+    char num[32];
+
     kd_ds_put_cstr(ds, "\n" KD_REPORT_INDENT "[WHERE THE TIME WENT]\n"
                    KD_REPORT_INDENT "PART                              "
                    "TOTAL ns    SHARE\n");
@@ -242,6 +244,11 @@ kd_render_text_gap_parts(struct kd_ds *ds, const struct kd_gap *gap)
     kd_ds_put_format(ds, KD_REPORT_INDENT "RUN-QUEUE WAITS %" PRIu64
                      ", PREEMPTIONS %" PRIu64 ", SLEEPS %" PRIu64 "\n",
                      gap->waits, gap->preemptions, gap->sleeps);
+    kd_ds_put_cstr(ds, KD_REPORT_INDENT "ON CPU: USER ");
+    kd_ds_put_cstr(ds, kd_report_thousands(gap->on_cpu_user_ns, num));
+    kd_ds_put_cstr(ds, " ns, SYSTEM ");
+    kd_ds_put_cstr(ds, kd_report_thousands(gap->on_cpu_kernel_ns, num));
+    kd_ds_put_cstr(ds, " ns\n");
 }
 
 static void

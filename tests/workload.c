@@ -95,6 +95,25 @@
  *                    out the wait that follows a preemption of a thread
  *                    whose state is no longer running, as on its way to
  *                    sleep).
+ *   usersys USER KERNEL
+ *                    One poll interval of revalidator2 whose time on CPU
+ *                    is known in user space and in the kernel, under
+ *                    SCHED_FIFO (priority 1, set before the interval and
+ *                    reset after it) so that no ordinary task preempts it
+ *                    and getrusage()'s split, sampled at the ticks, stays
+ *                    close.  Between two poll(NULL, 0, 0) calls:
+ *                    getrusage(RUSAGE_THREAD), its CPU-time clock (a
+ *                    clock_gettime() syscall), a spin of USER ms of wall
+ *                    time in user space (usersys_user(), no syscall), the
+ *                    clock again, read()s of 16 MiB from /dev/zero for
+ *                    KERNEL ms (usersys_kernel()), the clock and
+ *                    getrusage() again.  Replies "done gap_ns=G user_ns=U
+ *                    kernel_ns=K ru_user_ns=RU ru_sys_ns=RS preempted=P
+ *                    reads=N": the interval timed from user space, the
+ *                    CPU-time clock's growth over each of the two parts,
+ *                    getrusage()'s user and system time's growth over
+ *                    the interval and its involuntary context switches,
+ *                    and the read()s.
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -152,6 +171,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/sdt.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -204,6 +224,8 @@ enum job_type {
     JOB_RENAME,          /* prctl(PR_SET_NAME, rename_to). */
     JOB_LONGPOLL,        /* arg[0] spin, [1] sleep, [2] contend ms, CPU
                           * [3], SIGSTOP if [4]. */
+    JOB_USERSYS,         /* arg[0] ms in user space, arg[1] in the
+                          * kernel, in one poll interval. */
 };
 
 struct job {
@@ -756,6 +778,112 @@ pread_preemptions(int fd, uint64_t *n)
     return p && sscanf(p + strlen(key), "%" SCNu64, n) == 1;
 }
 
+/* What "usersys" measured (see the top of the file). */
+static struct {
+    uint64_t gap_ns, user_ns, kernel_ns, ru_user_ns, ru_sys_ns, preempted;
+    uint64_t reads;
+} usersys_stats;
+
+/* The calling thread's CPU-time clock, in ns: a clock_gettime() syscall
+ * (the vDSO serves no CPU-time clock). */
+static uint64_t
+thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* The calling thread's user and system time, in ns, and its involuntary
+ * context switches: one getrusage(). */
+static void
+thread_rusage_ns(uint64_t *user, uint64_t *sys, uint64_t *nivcsw)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_THREAD, &ru);
+    *nivcsw = ru.ru_nivcsw;
+    *user = (uint64_t) ru.ru_utime.tv_sec * NSEC_PER_SEC
+            + ru.ru_utime.tv_usec * 1000;
+    *sys = (uint64_t) ru.ru_stime.tv_sec * NSEC_PER_SEC
+           + ru.ru_stime.tv_usec * 1000;
+}
+
+/* "usersys": spins in user space for 'ns' of wall time, without any
+ * syscall (now_ns() is the vDSO's).  Its own frame, as a profiler is to
+ * see it. */
+static void __attribute__((noinline))
+usersys_user(uint64_t ns)
+{
+    spin_ns(ns);
+}
+
+/* "usersys": read()s 16 MiB from /dev/zero ('fd') into 'buf', which is
+ * already mapped, for 'ns' of wall time.  Returns false if one fails. */
+static bool __attribute__((noinline))
+usersys_kernel(int fd, char *buf, size_t size, uint64_t ns)
+{
+    uint64_t start = now_ns();
+
+    do {
+        if (read(fd, buf, size) != (ssize_t) size) {
+            return false;
+        }
+        usersys_stats.reads++;
+    } while (now_ns() - start < ns);
+    return true;
+}
+
+/* "usersys USER KERNEL" (revalidator2): see the top of the file. */
+static int
+job_usersys(long user_ms, long kernel_ms)
+{
+    size_t size = 16 << 20;     /* Few syscalls: see the man page. */
+    uint64_t u0, s0, n0, u1, s1, n1, c0, c1, c2, start;
+    bool ok;
+    char *buf = malloc(size);
+    int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    int error = 0;
+
+    memset(&usersys_stats, 0, sizeof usersys_stats);
+    if (!buf || fd < 0) {
+        error = buf ? errno : ENOMEM;
+        goto out;
+    }
+    memset(buf, 1, size);       /* No page fault in the interval. */
+    error = set_policy(0, SCHED_FIFO);
+    if (error) {
+        goto out;
+    }
+    wl_poll(0);
+    start = now_ns();
+    thread_rusage_ns(&u0, &s0, &n0);
+    c0 = thread_cpu_ns();
+    usersys_user(user_ms * NSEC_PER_MSEC);
+    c1 = thread_cpu_ns();
+    ok = usersys_kernel(fd, buf, size, kernel_ms * NSEC_PER_MSEC);
+    c2 = thread_cpu_ns();
+    thread_rusage_ns(&u1, &s1, &n1);
+    usersys_stats.gap_ns = now_ns() - start;
+    wl_poll(0);
+    error = set_policy(0, SCHED_OTHER);
+    if (!ok) {
+        error = EIO;
+    }
+    usersys_stats.user_ns = c1 - c0;
+    usersys_stats.kernel_ns = c2 - c1;
+    usersys_stats.ru_user_ns = u1 - u0;
+    usersys_stats.ru_sys_ns = s1 - s0;
+    usersys_stats.preempted = n1 - n0;
+out:
+    if (fd >= 0) {
+        close(fd);
+    }
+    free(buf);
+    return error;
+}
+
 /* "longpoll" (revalidator2): see the top of the file.  Between the two
  * poll() calls that bound the long interval, exactly one clock_nanosleep()
  * between four pread64() (of its status and schedstat), one
@@ -905,6 +1033,8 @@ run_job(const struct job *job)
     case JOB_LONGPOLL:
         return job_longpoll(job->arg[0], job->arg[1], job->arg[2],
                             job->arg[3], job->arg[4]);
+    case JOB_USERSYS:
+        return job_usersys(job->arg[0], job->arg[1]);
     }
     return EINVAL;
 }
@@ -1444,6 +1574,23 @@ execute(char *line, char *reply, size_t size)
             snprintf(reply, size, "done sleep_total_ns=%"PRIu64
                      " sleep_max_ns=%"PRIu64, job_stats.total_ns,
                      job_stats.max_ns);
+        }
+    } else if (!strcmp(cmd, "usersys")) {
+        if (!parse_long(arg1, 0, MAX_MSEC, &a)
+            || !parse_long(arg2, 0, MAX_MSEC, &b)) {
+            snprintf(reply, size, "error usage: usersys USER KERNEL");
+            return true;
+        }
+        dispatch(W_REVALIDATOR2, JOB_USERSYS, a, b);
+        if (collect(W_REVALIDATOR2, N_WORKERS, reply, size)) {
+            snprintf(reply, size, "done gap_ns=%" PRIu64 " user_ns=%" PRIu64
+                     " kernel_ns=%" PRIu64 " ru_user_ns=%" PRIu64
+                     " ru_sys_ns=%" PRIu64 " preempted=%" PRIu64
+                     " reads=%" PRIu64,
+                     usersys_stats.gap_ns, usersys_stats.user_ns,
+                     usersys_stats.kernel_ns, usersys_stats.ru_user_ns,
+                     usersys_stats.ru_sys_ns, usersys_stats.preempted,
+                     usersys_stats.reads);
         }
     } else if (!strcmp(cmd, "traced")) {
         if (!parse_long(arg1, 0, MAX_COUNT, &a)

@@ -588,3 +588,74 @@ scenario_long_poll_wait_target() {
                 | xargs)"
     check_eq "$TAG_WT: nothing on standard error" "" "$(cat "$KD_ERR")"
 }
+
+# The time on CPU of one interval split as OVS's log line splits it
+# (on_cpu_user_ns and on_cpu_kernel_ns), against the workload's own
+# CPU-time clock around each of its two parts (a spin in user space, then
+# read()s of /dev/zero) and its getrusage(RUSAGE_THREAD) around the
+# interval.  The thread runs the interval under SCHED_FIFO, so that no
+# ordinary task preempts it, whatever else runs.
+scenario_long_poll_usersys() {
+    local tag=long_poll_usersys pid=${WL_PID[main]}
+    local rv=${WL_TID[main:revalidator2]} user=150 kernel=100 steal
+    local u k ru rs pre tu tk irq edges tol tick=$((10 * MS))
+
+    kd_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json
+    if ! kd_wait_capture 1 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
+             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
+        return
+    fi
+    steal=$(steal_ticks)
+    wl_cmd main "usersys $user $kernel" \
+        || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    steal=$(($(steal_ticks) - steal))
+    lp_end $tag
+    lp_check_records $tag
+
+    u=$(reply_field user_ns) k=$(reply_field kernel_ns)
+    ru=$(reply_field ru_user_ns) rs=$(reply_field ru_sys_ns)
+    pre=$(reply_field preempted)
+    if ! is_uint "$u" || ! is_uint "$k" || ! is_uint "$ru" \
+       || ! is_uint "$rs" || ! is_uint "$pre"; then
+        fail "$tag: the workload's truth" "user_ns=... kernel_ns=..." \
+             "$WL_REPLY_LINE"
+        return
+    fi
+    check_eq "$tag: one interval of revalidator2 reported" 1 \
+             "$(jq -s --argjson t "$rv" \
+                   'map(select(.type == "long_poll" and .tid == $t))
+                    | length' "$KD_OUT")"
+    lp_record "$rv"
+    tu=$(lr .on_cpu_user_ns)
+    tk=$(lr .on_cpu_kernel_ns)
+    check_eq "$tag: on_cpu_user_ns + on_cpu_kernel_ns = on_cpu_ns" \
+             "$(lr .on_cpu_ns)" "$((tu + tk))"
+    # The CPU-time clock holds the interrupts, which the tool's parts leave
+    # out, and not the steal, which they hold; the interval's edges (two
+    # getrusage() and three clock_gettime(), all in the kernel, and the
+    # code between the poll() calls and the parts) are timed by the tool
+    # itself, as the syscalls of the interval, plus 1 ms.
+    irq=$(($(lr .hardirq_ns) + $(lr .softirq_ns)))
+    edges=$(lr '[.syscalls[] | select(.name == "getrusage"
+                                     or .name == "clock_gettime")
+                 | .total_ns] | add // 0')
+    tol=$((MS + irq + edges + $(steal_bound_ns "$steal")))
+    check_close "$tag: on_cpu_user_ns vs the spin's CPU time" "$u" "$tu" \
+                "$tol"
+    check_close "$tag: on_cpu_kernel_ns vs the read()s' CPU time" "$k" \
+                "$tk" "$tol"
+    # getrusage() splits its exact total by where the ticks found the
+    # thread: unpreempted, each of the two parts is off by a tick at most
+    # at each of its ends (a tick is 10 ms at most: HZ >= 100).
+    if ((pre == 0)); then
+        check_close "$tag: on_cpu_user_ns vs getrusage()'s user time" \
+                    "$ru" "$tu" $((2 * tick + tol))
+        check_close "$tag: on_cpu_kernel_ns vs getrusage()'s system time" \
+                    "$rs" "$tk" $((2 * tick + tol))
+    else
+        note "$tag: revalidator2 was preempted $pre times under SCHED_FIFO:" \
+             "getrusage()'s split not compared"
+    fi
+}

@@ -341,6 +341,7 @@ make_gap_event(struct kd_gap_event *ev)
     ev->acct.v[KD_ACCT_SLEEP] = 199000000;
     ev->acct.v[KD_ACCT_HARDIRQ] = 1000000;
     ev->acct.v[KD_ACCT_SOFTIRQ] = 2000000;
+    ev->acct.v[KD_ACCT_KERNEL] = 40000000;
     ev->acct.v[KD_ACCT_WAITS] = 5;
     ev->acct.v[KD_ACCT_PREEMPTIONS] = 4;
     ev->acct.v[KD_ACCT_SLEEPS] = 2;

@@ -106,12 +106,26 @@ test_gap_decode_edges(void)
     CHECK_UINT(gap.parts[KD_GAP_UNACCOUNTED], 0);
     check_sum(&gap);
 
-    /* Interrupts longer than the time on CPU: none left on CPU. */
+    /* Interrupts longer than the time on CPU: none left on CPU, so none
+     * in user space or in the kernel either. */
     make_gap_event(&ev);
     ev.acct.v[KD_ACCT_RUN] = 1000;
     kd_gap_decode(&ev, 0, 1, &gap);
     CHECK_UINT(gap.parts[KD_GAP_ON_CPU], 0);
+    CHECK_UINT(gap.on_cpu_user_ns, 0);
+    CHECK_UINT(gap.on_cpu_kernel_ns, 0);
     check_sum(&gap);
+
+    /* Time in syscalls is the kernel's part of the time on CPU, the rest
+     * the user's; never more than the time on CPU. */
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 0, 1, &gap);
+    CHECK_UINT(gap.on_cpu_kernel_ns, 40000000);
+    CHECK_UINT(gap.on_cpu_user_ns, 97000000 - 40000000);
+    ev.acct.v[KD_ACCT_KERNEL] = 98000000;
+    kd_gap_decode(&ev, 0, 1, &gap);
+    CHECK_UINT(gap.on_cpu_kernel_ns, 97000000);
+    CHECK_UINT(gap.on_cpu_user_ns, 0);
 }
 
 static void

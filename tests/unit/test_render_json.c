@@ -190,6 +190,7 @@ test_render_json_gap(void)
         "\"blocked_in_syscalls_ns\":150000000,"
         "\"blocked_outside_syscalls_ns\":150000000,"
         "\"unaccounted_ns\":-100000000,"
+        "\"on_cpu_user_ns\":57000000,\"on_cpu_kernel_ns\":40000000,"
         "\"dominant\":\"stopped\",\"waits\":5,\"preemptions\":4,"
         "\"sleeps\":2,\"syscalls\":[{\"name\":\"clock_nanosleep\","
         "\"number\":230,\"count\":1,\"total_ns\":150100000,"

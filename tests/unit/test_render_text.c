@@ -256,6 +256,8 @@ test_render_text_gap(void)
         "1,000,000    0.1%\n"
         "                            RUN-QUEUE WAITS 5, PREEMPTIONS 4, "
         "SLEEPS 2\n"
+        "                            ON CPU: USER 57,000,000 ns, SYSTEM "
+        "40,000,000 ns\n"
         "\n"
         "                            [SYSCALLS]\n"
         "                            NAME                 NUMBER       "
