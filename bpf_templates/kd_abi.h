@@ -56,6 +56,9 @@ enum kd_event_id {
     KD_EVENT_START_TRIGGER,
     KD_EVENT_STOP_TRIGGER,
     KD_EVENT_LONG_POLL,         /* A struct kd_gap_event. */
+    KD_EVENT_LONG_POLL_PROGRESS,    /* One still going on, as user space
+                                     * reads it from the thread's tstate
+                                     * entry (never sent by the program). */
 };
 
 /* The maps that can fill up, KD_MAP(ID, NAME): each one counts the
@@ -172,6 +175,8 @@ struct kd_tstate {
     KD_U64 syscall_sleep;   /* acct SLEEP when the syscall began. */
     KD_U64 kernel_ts;       /* On a CPU inside a syscall since, or 0. */
     KD_U64 kernel_irq;      /* acct HARDIRQ + SOFTIRQ then. */
+    KD_U32 syscall_nr;      /* The syscall entered at syscall_ts. */
+    KD_U32 pad2;
     struct kd_acct acct;
 };
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bcc_shim.h"
+#include "gap.h"
 #include "maps.h"
 #include "options.h"
 #include "program.h"
@@ -562,6 +563,53 @@ kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
         n++;
     }
     return n;
+}
+
+int
+kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
+                     struct kd_gap_event **events, size_t *n, char **error)
+{
+    struct kd_map_layout l = {
+        .key_size = sizeof(uint32_t),
+        .value_size = sizeof(struct kd_tstate_gap),
+        .value_offset = sizeof(uint32_t),
+        .entry_size = sizeof(uint32_t) + sizeof(struct kd_tstate_gap),
+    };
+    int fd = kd_program_map_fd(&c->prog, "tstate");
+    size_t max = bpf_table_max_entries(c->prog.module, "tstate");
+    unsigned char *entries = NULL;
+    size_t n_entries = 0;
+    int err;
+
+    *events = NULL;
+    *n = 0;
+    *error = NULL;
+    if (!c->needs.gaps) {
+        return 0;
+    }
+    err = kd_map_read(fd, &l, max, false, (void **) &entries, &n_entries);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'tstate': %s",
+                              strerror(err));
+        return err;
+    }
+    *events = kd_xreallocarray(NULL, n_entries ? n_entries : 1,
+                               sizeof **events);
+    for (size_t i = 0; i < n_entries; i++) {
+        const unsigned char *e = entries + i * l.entry_size;
+        struct kd_tstate_gap g;
+        uint32_t tid;
+
+        memcpy(&tid, e, sizeof tid);
+        memcpy(&g, e + l.value_offset, sizeof g);
+        if (g.start_ns && now > g.start_ns && now - g.start_ns > min_ns
+            && kd_gap_event_in_progress(&g, tid, c->tgid, now,
+                                        &(*events)[*n])) {
+            ++*n;
+        }
+    }
+    free(entries);
+    return 0;
 }
 
 /* Empties the stack map, once its stacks are reported. */

@@ -102,6 +102,15 @@ size_t kd_capture_stack(struct kd_capture *, int32_t id, uint64_t *ips);
 /* Empties the stack map, once the sample's stacks are reported. */
 int kd_capture_clear_stacks(struct kd_capture *);
 
+/* --long-poll-events: the intervals still going on at 'now' (CLOCK_MONOTONIC)
+ * that began more than 'min_ns' before, read from the threads' map entries
+ * (see kd_gap_event_in_progress()), into a new array '*events' of '*n'.
+ * Returns 0 or a positive errno with a message in '*error'. */
+struct kd_gap_event;
+int kd_capture_open_gaps(struct kd_capture *, uint64_t now, uint64_t min_ns,
+                         struct kd_gap_event **events, size_t *n,
+                         char **error);
+
 /* Detaches and frees everything (nothing for NULL). */
 void kd_capture_close(struct kd_capture *);
 

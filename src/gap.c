@@ -85,7 +85,14 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
     uint64_t irq, blocked = 0, listed = 0, sum = 0, largest = 0;
 
     memset(gap, 0, sizeof *gap);
-    gap->index = index;
+    gap->in_progress = ev->head.id == KD_EVENT_LONG_POLL_PROGRESS;
+    gap->index = gap->in_progress ? 0 : index;
+    gap->open_syscall = -1;
+    if (gap->in_progress && ev->head.entry_ts
+        && ev->head.entry_ts <= ev->head.ts) {
+        gap->open_syscall = ev->head.syscall;
+        gap->open_syscall_ns = ev->head.ts - ev->head.entry_ts;
+    }
     gap->pid = ev->pid;
     gap->tid = ev->head.tid;
     kd_fixed_cstr(gap->name, ev->comm, sizeof ev->comm);
@@ -151,4 +158,71 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
             gap->dominant = i;
         }
     }
+}
+
+/* Adds 'ns' to '*v' when 'since' is a time before 'now'. */
+static void
+kd_gap_add_since(uint64_t *v, uint64_t since, uint64_t now)
+{
+    if (since && since < now) {
+        *v += now - since;
+    }
+}
+
+bool
+kd_gap_event_in_progress(const struct kd_tstate_gap *g, uint32_t tid,
+                         uint32_t pid, uint64_t now, struct kd_gap_event *ev)
+{
+    const struct kd_tstate *t = &g->t;
+    struct kd_gap_detail *d = &ev->detail;
+    struct kd_gap_syscall *s = NULL;
+    uint64_t *acct = ev->acct.v;
+
+    if (!g->start_ns || g->start_ns > now) {
+        return false;
+    }
+    memset(ev, 0, sizeof *ev);
+    ev->head.ts = now;
+    ev->head.tid = tid;
+    ev->head.id = KD_EVENT_LONG_POLL_PROGRESS;
+    ev->head.user_stack_id = -1;
+    ev->head.kernel_stack_id = -1;
+    ev->start_ns = g->start_ns;
+    ev->pid = pid;
+    for (int i = 0; i < KD_N_ACCT; i++) {
+        acct[i] = t->acct.v[i] - g->base.v[i];
+    }
+    kd_gap_add_since(&acct[KD_ACCT_RUN], t->run_ts, now);
+    kd_gap_add_since(&acct[KD_ACCT_READY], t->ready_ts, now);
+    kd_gap_add_since(&acct[KD_ACCT_SLEEP], t->sleep_ts, now);
+    kd_gap_add_since(&acct[KD_ACCT_STOP], t->stop_ts, now);
+    kd_gap_add_since(&acct[KD_ACCT_KERNEL], t->kernel_ts, now);
+    *d = g->detail;
+    d->n_syscalls = d->n_syscalls < KD_GAP_SYSCALLS
+                    ? d->n_syscalls : KD_GAP_SYSCALLS;
+    d->n_ran = d->n_ran < KD_GAP_RAN ? d->n_ran : KD_GAP_RAN;
+
+    /* The syscall it is in, entered inside the interval. */
+    if (t->syscall_ts >= g->start_ns && t->syscall_ts <= now) {
+        uint64_t asleep = t->acct.v[KD_ACCT_SLEEP] - t->syscall_sleep;
+
+        kd_gap_add_since(&asleep, t->sleep_ts, now);
+        ev->head.entry_ts = t->syscall_ts;
+        ev->head.syscall = t->syscall_nr;
+        for (uint32_t i = 0; i < d->n_syscalls; i++) {
+            if (d->syscalls[i].nr == t->syscall_nr) {
+                s = &d->syscalls[i];
+            }
+        }
+        if (!s && d->n_syscalls < KD_GAP_SYSCALLS) {
+            s = &d->syscalls[d->n_syscalls++];
+            s->nr = t->syscall_nr;
+        } else if (!s) {
+            s = &d->other_syscalls;
+        }
+        s->count++;
+        s->total_ns += now - t->syscall_ts;
+        s->blocked_ns += asleep;
+    }
+    return true;
 }

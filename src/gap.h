@@ -43,7 +43,14 @@ const char *kd_gap_part_key(enum kd_gap_part);
 const char *kd_gap_part_label(enum kd_gap_part);
 
 struct kd_gap {
-    unsigned int index;             /* 1 for the first one reported. */
+    unsigned int index;             /* 1 for the first one reported; 0
+                                     * for one still going on. */
+    bool in_progress;               /* It has not ended: 'end_ns' is when
+                                     * it was read. */
+    int64_t open_syscall;           /* In progress: the syscall the thread
+                                     * is in (counted among its syscalls),
+                                     * or -1. */
+    uint64_t open_syscall_ns;       /* Since its entry. */
     uint32_t pid;
     uint32_t tid;
     char name[KD_COMM_LEN + 1];     /* The thread's, when it ended. */
@@ -94,5 +101,17 @@ kd_gap_ns(const struct kd_gap *gap)
  * KD_GAP_SYSCALLS and KD_GAP_RAN. */
 void kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
                    unsigned int index, struct kd_gap *gap);
+
+/* Builds into 'ev' the interval that thread 'tid' of process 'pid', whose
+ * tstate entry is 'g', is in at 'now' (on bpf_ktime_get_ns()'s clock, as
+ * CLOCK_MONOTONIC), as the eBPF program would send it were it to end then:
+ * what is going on (its turn on CPU, its wait, its sleep, its stop, its
+ * time inside a syscall) counted up to 'now', and the syscall it is in
+ * counted among its syscalls.  Its id is KD_EVENT_LONG_POLL_PROGRESS, and
+ * its head's 'entry_ts' and 'syscall' tell the syscall it is in ('entry_ts'
+ * 0: none).  Returns false if the thread is in no interval. */
+bool kd_gap_event_in_progress(const struct kd_tstate_gap *g, uint32_t tid,
+                              uint32_t pid, uint64_t now,
+                              struct kd_gap_event *ev);
 
 #endif /* gap.h */

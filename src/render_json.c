@@ -560,9 +560,14 @@ kd_render_json_gap(struct kd_ds *ds, const char *node,
     bool first = true;
 
     kd_render_json_open(ds, node);
-    kd_ds_put_format(ds, ",\"type\":\"long_poll\",\"index\":%u,\"pid\":%"
-                     PRIu32 ",\"tid\":%" PRIu32 ",\"name\":", gap->index,
-                     gap->pid, gap->tid);
+    if (gap->in_progress) {
+        kd_ds_put_cstr(ds, ",\"type\":\"long_poll_progress\"");
+    } else {
+        kd_ds_put_format(ds, ",\"type\":\"long_poll\",\"index\":%u",
+                         gap->index);
+    }
+    kd_ds_put_format(ds, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                     ",\"name\":", gap->pid, gap->tid);
     kd_json_string(ds, gap->name);
     kd_ds_put_format(ds, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
                      ",", gap->start_ns, gap->end_ns);
@@ -612,6 +617,17 @@ kd_render_json_gap(struct kd_ds *ds, const char *node,
     }
     kd_ds_put_format(ds, "],\"ran_instead_others_ns\":%" PRIu64,
                      gap->ran_others_ns);
+    if (gap->in_progress && gap->open_syscall >= 0) {
+        char name[64];
+
+        kd_ds_put_cstr(ds, ",\"syscall_in_progress\":{\"name\":");
+        kd_json_string(ds, kd_syscall_format(gap->open_syscall, name,
+                                             sizeof name));
+        kd_ds_put_format(ds, ",\"number\":%" PRId64 ",\"ns\":%" PRIu64
+                         "}", gap->open_syscall, gap->open_syscall_ns);
+    } else if (gap->in_progress) {
+        kd_ds_put_cstr(ds, ",\"syscall_in_progress\":null");
+    }
     kd_render_json_warnings(ds, total, total);
     kd_ds_put_cstr(ds, "}\n");
 }

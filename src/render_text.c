@@ -273,6 +273,15 @@ kd_render_text_gap_syscalls(struct kd_ds *ds, const struct kd_gap *gap)
                               gap->other_syscalls.total_ns,
                               gap->other_syscalls.blocked_ns);
     }
+    if (gap->open_syscall >= 0) {
+        char name[64], num[32];
+
+        kd_ds_put_format(ds, KD_REPORT_INDENT "IN PROGRESS: %s, entered "
+                         "%s ns ago\n",
+                         kd_syscall_format(gap->open_syscall, name,
+                                           sizeof name),
+                         kd_report_thousands(gap->open_syscall_ns, num));
+    }
 }
 
 static void
@@ -338,15 +347,22 @@ kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
 {
     char num[32];
 
-    kd_ds_put_format(ds, "\n# Long poll interval of %s ns ended",
-                     kd_report_thousands(kd_gap_ns(gap), num));
+    if (gap->in_progress) {
+        kd_ds_put_format(ds, "\n# Long poll interval IN PROGRESS: %s ns "
+                         "so far", kd_report_thousands(kd_gap_ns(gap), num));
+    } else {
+        kd_ds_put_format(ds, "\n# Long poll interval of %s ns ended",
+                         kd_report_thousands(kd_gap_ns(gap), num));
+    }
     kd_report_timestamp(ds, "", &gap->end_wall);
     kd_report_threads_header(ds);
     kd_ds_put_format(ds, "%10" PRIu32 " ", gap->tid);
     kd_report_field(ds, gap->name, 16, true, false);
-    kd_ds_put_format(ds, " [LONG POLL INTERVAL]\n" KD_REPORT_INDENT
+    kd_ds_put_format(ds, " [LONG POLL INTERVAL%s]\n" KD_REPORT_INDENT
                      "%-20s %-20s %16s\n" KD_REPORT_INDENT "%-20" PRIu64
-                     " %-20" PRIu64 " ", "START ns", "END ns", "GAP ns",
+                     " %-20" PRIu64 " ",
+                     gap->in_progress ? ", IN PROGRESS" : "", "START ns",
+                     gap->in_progress ? "NOW ns" : "END ns", "GAP ns",
                      gap->start_ns, gap->end_ns);
     kd_report_num(ds, kd_gap_ns(gap), 16);
     kd_ds_put_char(ds, '\n');

@@ -8,6 +8,9 @@
 #include "sampler.h"
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +21,7 @@
 #include "output.h"
 #include "snapshot.h"
 #include "target.h"
+#include "util.h"
 #include "waiter.h"
 
 /* Updates the status line with 'st', whose wait started at 'since' (and
@@ -292,6 +296,119 @@ kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
     ev->n_gaps = 0;
 }
 
+/* Intervals still going on (--long-poll-events): each one is reported
+ * once it is longer than the threshold (but not before it is
+ * KD_PROGRESS_MIN_NS long, the period of the scan), again each time its
+ * length doubles, and at the end of the run; the report of its end comes
+ * as for any interval. */
+#define KD_PROGRESS_MIN_NS 100000000ull
+
+struct kd_open_gap {
+    uint32_t tid;
+    uint64_t start_ns;
+    uint64_t next_ns;           /* Its length at its next report. */
+    bool seen;                  /* Still going on at the last scan. */
+};
+
+struct kd_open_gaps {
+    struct kd_open_gap *v;
+    size_t n, allocated;
+};
+
+/* The entry of the interval of thread 'tid' that began at 'start_ns',
+ * created (or renewed, for a new interval of that thread) as due at
+ * 'first_ns'. */
+static struct kd_open_gap *
+kd_open_gap_find(struct kd_open_gaps *open, uint32_t tid, uint64_t start_ns,
+                 uint64_t first_ns)
+{
+    struct kd_open_gap *g = NULL;
+
+    for (size_t i = 0; i < open->n && !g; i++) {
+        if (open->v[i].tid == tid) {
+            g = &open->v[i];
+        }
+    }
+    if (!g) {
+        if (open->n == open->allocated) {
+            open->allocated = open->allocated ? 2 * open->allocated : 16;
+            open->v = kd_xreallocarray(open->v, open->allocated,
+                                       sizeof *open->v);
+        }
+        g = &open->v[open->n++];
+        g->tid = tid;
+        g->start_ns = 0;
+    }
+    if (g->start_ns != start_ns) {
+        g->start_ns = start_ns;
+        g->next_ns = first_ns;
+    }
+    g->seen = true;
+    return g;
+}
+
+/* Reports the intervals going on that are due ('last': all of them, at
+ * the end of the run), and forgets those that ended. */
+static void
+kd_sampler_watch_progress(const struct kd_sampler *s,
+                          struct kd_open_gaps *open, bool last)
+{
+    const struct kd_options *o = s->options;
+    uint64_t first = o->long_poll_ns > KD_PROGRESS_MIN_NS
+                     ? o->long_poll_ns : KD_PROGRESS_MIN_NS;
+    int64_t offset = kd_sampler_mono_to_wall_ns();
+    uint64_t now = kd_now_ns();
+    struct kd_gap_event *events;
+    char *error = NULL;
+    size_t n, kept = 0;
+
+    if (kd_capture_open_gaps(s->capture, now, o->long_poll_ns, &events, &n,
+                             &error)) {
+        kd_output_error(s->output, "%s\n", error);
+        free(error);
+        return;
+    }
+    for (size_t i = 0; i < open->n; i++) {
+        open->v[i].seen = false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct kd_gap_event *ev = &events[i];
+        struct kd_open_gap *g = kd_open_gap_find(open, ev->head.tid,
+                                                 ev->start_ns, first);
+        uint64_t span = now - ev->start_ns;
+        char path[64], *comm = NULL;
+        struct kd_gap gap;
+
+        if (span < g->next_ns && !last) {
+            continue;
+        }
+        while (g->next_ns <= span) {
+            g->next_ns *= 2;
+        }
+        snprintf(path, sizeof path, "/proc/%u/task/%u/comm", ev->pid,
+                 ev->head.tid);
+        if (!kd_read_file_line(path, &comm)) {
+            size_t len = strlen(comm);
+
+            memcpy(ev->comm, comm,
+                   len < sizeof ev->comm ? len : sizeof ev->comm);
+            free(comm);
+        }
+        kd_gap_decode(ev, offset, 0, &gap);
+        if (kd_thread_filter_match(s->filter, gap.tid, gap.name)) {
+            s->output->long_poll(s->output, &gap,
+                                 kd_capture_total_losses(s->capture));
+        }
+    }
+    for (size_t i = 0; i < open->n; i++) {
+        if (open->v[i].seen) {
+            open->v[kept++] = open->v[i];
+        }
+    }
+    open->n = kept;
+    free(events);
+}
+
 /* --long-poll-events: capture from now on, with no pause, and report each
  * long poll interval as its event comes, until a signal, the target's exit
  * or --sample-count intervals.  Returns 0 or a positive errno. */
@@ -302,6 +419,7 @@ kd_sampler_watch(struct kd_sampler *s)
     unsigned int limit = o->sample_count_set ? o->sample_count : UINT_MAX;
     struct kd_events *events = kd_capture_events(s->capture);
     struct kd_status st = { .trigger = NULL };
+    struct kd_open_gaps open = { .v = NULL };
     uint64_t since = kd_now_ns();
     unsigned int *reported = &s->reported;
     int err;
@@ -326,12 +444,20 @@ kd_sampler_watch(struct kd_sampler *s)
             break;
         }
         kd_sampler_watch_report(s, reported, limit, &st.longest_ns);
+        if (*reported < limit) {
+            kd_sampler_watch_progress(s, &open, false);
+        }
     }
     if (!err) {
-        /* The intervals that ended before the signal or the exit. */
+        /* The intervals that ended before the signal or the exit, and
+         * those still going on. */
         kd_events_drain(events);
         kd_sampler_watch_report(s, reported, limit, &st.longest_ns);
+        if (*reported < limit) {
+            kd_sampler_watch_progress(s, &open, true);
+        }
     }
+    free(open.v);
     kd_output_status_clear(s->output);
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     s->output->watch_stop(s->output);

@@ -114,6 +114,10 @@
  *                    getrusage()'s user and system time's growth over
  *                    the interval and its involuntary context switches,
  *                    and the read()s.
+ *   stuck MS         revalidator2: one poll interval spent in one
+ *                    clock_nanosleep() of MS ms, between two
+ *                    poll(NULL, 0, 0) calls.  Replies "done gap_ns=G":
+ *                    the interval, timed from user space.
  *   udp N            handler5: N times, sendto() one datagram to a loopback
  *                    UDP socket it owns, then recvfrom() it (blocking).
  *   irqspin MS CPU   irq6 pins itself to CPU and spins for MS ms, while io7,
@@ -224,6 +228,7 @@ enum job_type {
     JOB_RENAME,          /* prctl(PR_SET_NAME, rename_to). */
     JOB_LONGPOLL,        /* arg[0] spin, [1] sleep, [2] contend ms, CPU
                           * [3], SIGSTOP if [4]. */
+    JOB_STUCK,           /* One interval asleep for arg[0] ms. */
     JOB_USERSYS,         /* arg[0] ms in user space, arg[1] in the
                           * kernel, in one poll interval. */
 };
@@ -835,6 +840,27 @@ usersys_kernel(int fd, char *buf, size_t size, uint64_t ns)
     return true;
 }
 
+/* What "stuck" measured. */
+static uint64_t stuck_gap_ns;
+
+/* "stuck MS" (revalidator2): see the top of the file. */
+static int
+job_stuck(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000,
+                           .tv_nsec = (ms % 1000) * NSEC_PER_MSEC };
+    uint64_t start;
+
+    wl_poll(0);
+    start = now_ns();
+    if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL)) {
+        return EINTR;
+    }
+    stuck_gap_ns = now_ns() - start;
+    wl_poll(0);
+    return 0;
+}
+
 /* "usersys USER KERNEL" (revalidator2): see the top of the file. */
 static int
 job_usersys(long user_ms, long kernel_ms)
@@ -1033,6 +1059,8 @@ run_job(const struct job *job)
     case JOB_LONGPOLL:
         return job_longpoll(job->arg[0], job->arg[1], job->arg[2],
                             job->arg[3], job->arg[4]);
+    case JOB_STUCK:
+        return job_stuck(job->arg[0]);
     case JOB_USERSYS:
         return job_usersys(job->arg[0], job->arg[1]);
     }
@@ -1574,6 +1602,15 @@ execute(char *line, char *reply, size_t size)
             snprintf(reply, size, "done sleep_total_ns=%"PRIu64
                      " sleep_max_ns=%"PRIu64, job_stats.total_ns,
                      job_stats.max_ns);
+        }
+    } else if (!strcmp(cmd, "stuck")) {
+        if (!parse_long(arg1, 0, MAX_MSEC, &a) || arg2) {
+            snprintf(reply, size, "error usage: stuck MS");
+            return true;
+        }
+        dispatch(W_REVALIDATOR2, JOB_STUCK, a, 0);
+        if (collect(W_REVALIDATOR2, N_WORKERS, reply, size)) {
+            snprintf(reply, size, "done gap_ns=%" PRIu64, stuck_gap_ns);
         }
     } else if (!strcmp(cmd, "usersys")) {
         if (!parse_long(arg1, 0, MAX_MSEC, &a)

@@ -659,3 +659,76 @@ scenario_long_poll_usersys() {
              "getrusage()'s split not compared"
     fi
 }
+
+# An interval that has not ended: revalidator2 sleeps 3 s between two
+# poll() calls, with a 200 ms threshold.  Each scan that finds it longer
+# than the threshold, then than each doubling of it, reports it in
+# progress (long_poll_progress records); SIGINT comes after the first
+# such report, while it still sleeps, and the run ends with one more.
+# None ended while watched, so none is a long_poll record.
+scenario_long_poll_progress() {
+    local tag=long_poll_progress pid=${WL_PID[main]}
+    local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS)) sleep=3000
+    local deadline recs n gaps prev k bad truth
+
+    kd_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json
+    if ! kd_wait_capture 1 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
+             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
+        return
+    fi
+    wl_send main "stuck $sleep"
+    deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
+    until grep -q '"type":"long_poll_progress"' "$KD_OUT" 2>/dev/null; do
+        if (($(now_ns) > deadline)) || ! kill -0 "$KD_PID" 2>/dev/null; then
+            break
+        fi
+        nap 0.02
+    done
+    lp_end $tag
+    wl_reply main 60 || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    truth=$(reply_field gap_ns)
+    lp_check_records $tag
+
+    recs=$(jq -c --argjson t "$rv" \
+              'select(.type == "long_poll_progress" and .tid == $t)' \
+              "$KD_OUT")
+    n=$(grep -c . <<<"$recs")
+    check_range "$tag: revalidator2 reported in progress, then at the end" \
+                2 100 "$n"
+    check_eq "$tag: no interval of revalidator2 ended while watched" 0 \
+             "$(jq -s --argjson t "$rv" \
+                   'map(select(.type == "long_poll" and .tid == $t))
+                    | length' "$KD_OUT")"
+    # The k-th report (but the one at the end of the run) came once the
+    # interval was longer than the threshold doubled k-1 times; the
+    # spans grow; all of it is shorter than the whole interval.
+    gaps=$(jq -r '.gap_ns' <<<"$recs" | xargs)
+    prev=0 k=0 bad=
+    for g in $gaps; do
+        ((g > prev)) || bad="$bad $g<=$prev"
+        ((k < n - 1 && g < thr << k)) && bad="$bad $g<$((thr << k))"
+        prev=$g k=$((k + 1))
+    done
+    check_eq "$tag: spans doubling from the threshold ($gaps)" "" "$bad"
+    if is_uint "$truth"; then
+        check_range "$tag: the last span within the interval" "$thr" \
+                    "$truth" "$prev"
+    else
+        fail "$tag: the workload's truth" "gap_ns=..." "$WL_REPLY_LINE"
+    fi
+    # Each one: the parts add up, the sleep going on is in it.
+    bad=$(jq -r 'select((.on_cpu_ns + .run_queue_ns + .stopped_ns
+                         + .hardirq_ns + .softirq_ns
+                         + .blocked_in_syscalls_ns
+                         + .blocked_outside_syscalls_ns + .unaccounted_ns)
+                        != .gap_ns
+                        or .gap_ns != .end_ns - .start_ns
+                        or .dominant != "blocked_in_syscalls"
+                        or .syscall_in_progress.name != "clock_nanosleep"
+                        or .syscall_in_progress.ns > .gap_ns)
+                 | .gap_ns' <<<"$recs" | xargs)
+    check_eq "$tag: parts add up; asleep in clock_nanosleep, going on" "" \
+             "$bad"
+}

@@ -139,9 +139,80 @@ test_gap_names(void)
     CHECK_STR(kd_gap_part_key(KD_N_GAP_PARTS), "?");
 }
 
+/* An interval still going on, read from the thread's map entry: what goes
+ * on counted up to now, the syscall it is in among its syscalls; nothing
+ * for a thread in no interval, and no syscall entered before the
+ * interval. */
+static void
+test_gap_in_progress(void)
+{
+    struct kd_tstate_gap g;
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    memset(&g, 0, sizeof g);
+    CHECK(!kd_gap_event_in_progress(&g, 42, 40, 10000, &ev));
+
+    g.start_ns = 1000;
+    g.base.v[KD_ACCT_RUN] = 10;
+    g.t.acct.v[KD_ACCT_RUN] = 510;
+    g.t.acct.v[KD_ACCT_READY] = 300;
+    g.t.acct.v[KD_ACCT_SLEEP] = 1000;
+    g.t.acct.v[KD_ACCT_KERNEL] = 50;
+    g.t.sleep_ts = 9000;                /* Asleep since, in a syscall */
+    g.t.syscall_ts = 8500;              /* entered then */
+    g.t.syscall_nr = 230;
+    g.t.syscall_sleep = 1000;           /* with this much sleep so far. */
+    g.detail.n_syscalls = 1;
+    g.detail.syscalls[0] = (struct kd_gap_syscall) {
+        .nr = 0, .count = 2, .total_ns = 100, .blocked_ns = 0,
+    };
+    CHECK(kd_gap_event_in_progress(&g, 42, 40, 10000, &ev));
+    CHECK_UINT(ev.head.id, KD_EVENT_LONG_POLL_PROGRESS);
+    CHECK_UINT(ev.acct.v[KD_ACCT_RUN], 500);
+    CHECK_UINT(ev.acct.v[KD_ACCT_READY], 300);
+    CHECK_UINT(ev.acct.v[KD_ACCT_SLEEP], 2000);
+    CHECK_UINT(ev.detail.n_syscalls, 2);
+    CHECK_UINT(ev.detail.syscalls[1].nr, 230);
+    CHECK_UINT(ev.detail.syscalls[1].count, 1);
+    CHECK_UINT(ev.detail.syscalls[1].total_ns, 1500);
+    CHECK_UINT(ev.detail.syscalls[1].blocked_ns, 1000);
+
+    kd_gap_decode(&ev, 0, 5, &gap);
+    CHECK(gap.in_progress);
+    CHECK_UINT(gap.index, 0);
+    CHECK_UINT(kd_gap_ns(&gap), 9000);
+    CHECK_INT(gap.open_syscall, 230);
+    CHECK_UINT(gap.open_syscall_ns, 1500);
+    CHECK_UINT(gap.parts[KD_GAP_BLOCKED_SYSCALLS], 1000);
+    CHECK_UINT(gap.parts[KD_GAP_BLOCKED_OTHER], 1000);
+    check_sum(&gap);
+
+    /* On CPU now, inside a syscall entered before the interval (not
+     * counted: the interval began after it). */
+    g.t.sleep_ts = 0;
+    g.t.run_ts = 9500;
+    g.t.kernel_ts = 9500;
+    g.t.syscall_ts = 900;
+    CHECK(kd_gap_event_in_progress(&g, 42, 40, 10000, &ev));
+    CHECK_UINT(ev.acct.v[KD_ACCT_RUN], 1000);
+    CHECK_UINT(ev.acct.v[KD_ACCT_KERNEL], 550);
+    CHECK_UINT(ev.detail.n_syscalls, 1);
+    CHECK_UINT(ev.head.entry_ts, 0);
+    kd_gap_decode(&ev, 0, 5, &gap);
+    CHECK_INT(gap.open_syscall, -1);
+
+    /* An ended interval decoded as before. */
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 0, 5, &gap);
+    CHECK(!gap.in_progress);
+    CHECK_INT(gap.open_syscall, -1);
+}
+
 static const struct test tests[] = {
     TEST(test_gap_decode),
     TEST(test_gap_decode_edges),
+    TEST(test_gap_in_progress),
     TEST(test_gap_names),
 };
 

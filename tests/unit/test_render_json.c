@@ -160,6 +160,37 @@ test_render_json_exited(void)
     kd_ds_destroy(&ds);
 }
 
+/* An interval still going on: its own type, no index, and the syscall it
+ * is in (or null). */
+static void
+test_render_json_gap_progress(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_gap_event ev;
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
+    struct kd_gap gap;
+
+    make_gap_event(&ev);
+    ev.head.id = KD_EVENT_LONG_POLL_PROGRESS;
+    ev.head.entry_ts = ev.head.ts - 150000000;
+    ev.head.syscall = 230;
+    kd_gap_decode(&ev, 0, 3, &gap);
+    kd_render_json_gap(&ds, NULL, &gap, &total);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "{\"version\":2,"
+                   "\"type\":\"long_poll_progress\",\"pid\":40,");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), ",\"syscall_in_progress\":"
+                   "{\"name\":\"clock_nanosleep\",\"number\":230,"
+                   "\"ns\":150000000},\"warnings\":");
+    CHECK(!strstr(kd_ds_cstr(&ds), "\"index\""));
+    kd_ds_destroy(&ds);
+
+    ev.head.entry_ts = 0;
+    kd_gap_decode(&ev, 0, 3, &gap);
+    kd_render_json_gap(&ds, NULL, &gap, &total);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), ",\"syscall_in_progress\":null,");
+    kd_ds_destroy(&ds);
+}
+
 /* One long poll interval: every field of the record, names escaped, and
  * the warnings. */
 static void
@@ -277,6 +308,7 @@ static const struct test tests[] = {
     TEST(test_render_json_skipped),
     TEST(test_render_json_exited),
     TEST(test_render_json_gap),
+    TEST(test_render_json_gap_progress),
 };
 
 CHECK_SUITE(render_json, tests)

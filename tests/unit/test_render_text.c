@@ -207,6 +207,34 @@ test_render_text_exited(void)
     kd_ds_destroy(&ds);
 }
 
+/* An interval still going on: said in its header, its block and the
+ * syscall it is in. */
+static void
+test_render_text_gap_progress(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_gap_event(&ev);
+    ev.head.id = KD_EVENT_LONG_POLL_PROGRESS;
+    ev.head.entry_ts = ev.head.ts - 150000000;
+    ev.head.syscall = 230;
+    kd_gap_decode(&ev, 1000000000000000000LL, 1, &gap);
+    with_tz("UTC");
+    kd_render_text_gap(&ds, &gap);
+    with_tz(NULL);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "\n# Long poll interval IN PROGRESS: "
+                   "1,000,000,000 ns so far @2001-09-09T01:46:46 ");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), " [LONG POLL INTERVAL, IN PROGRESS]\n"
+                   "                            START ns             "
+                   "NOW ns ");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "\n                            "
+                   "IN PROGRESS: clock_nanosleep, entered 150,000,000 ns "
+                   "ago\n");
+    kd_ds_destroy(&ds);
+}
+
 /* One long poll interval: its block, every part with its share of the
  * interval, the syscalls with the others last, who ran instead with the
  * rest of the wait, and the dominant part; the thread's name escaped. */
@@ -417,6 +445,7 @@ static const struct test tests[] = {
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
     TEST(test_render_text_gap),
+    TEST(test_render_text_gap_progress),
     TEST(test_render_text_watch_end),
 };
 
