@@ -9,6 +9,21 @@
 # long_poll_wait in text); a real ovs-vswitchd is stopped for a known time
 # (long_poll_ovs).  Sourced by tests/e2e.sh.
 
+# lp_start TAG ARGS...: starts kernel_delay with ARGS and waits until it
+# captures; if it does not, fails and returns 1.
+lp_start() {
+    local tag=$1
+
+    shift
+    kd_start "$tag" "$@"
+    if ! kd_wait_capture 1 30; then
+        wait_exit "$KD_PID" 5
+        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
+             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
+        return 1
+    fi
+}
+
 # lp_wait_watching: waits until a text run prints "# Start watching".
 lp_wait_watching() {
     local deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
@@ -106,13 +121,8 @@ scenario_long_poll() {
     local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v
     local truth_dom run0 run1 wait0 wait1
 
-    kd_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json
-    if ! kd_wait_capture 1 30; then
-        wait_exit "$KD_PID" 5
-        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
-             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
-        return
-    fi
+    lp_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json \
+        || return
     steal=$(steal_ticks)
     p0=$(schedstat "$pid" "$pmd")
     r0=$(schedstat "$pid" "$rv")
@@ -470,10 +480,8 @@ scenario_long_poll_ovs() {
 
     ovs_e2e_start || return
     pid=$OVS_E2E_PID
-    kd_start $tag -p "$pid" --long-poll-events $((300 * MS)) --json
-    if ! kd_wait_capture 1 30; then
-        wait_exit "$KD_PID" 5
-        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC)"
+    if ! lp_start $tag -p "$pid" --long-poll-events $((300 * MS)) --json
+    then
         ovs_e2e_stop
         return
     fi
@@ -600,13 +608,8 @@ scenario_long_poll_usersys() {
     local rv=${WL_TID[main:revalidator2]} user=150 kernel=100 steal
     local u k ru rs pre tu tk irq edges tol tick=$((10 * MS))
 
-    kd_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json
-    if ! kd_wait_capture 1 30; then
-        wait_exit "$KD_PID" 5
-        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
-             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
-        return
-    fi
+    lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
+        || return
     steal=$(steal_ticks)
     wl_cmd main "usersys $user $kernel" \
         || fail "$tag: job" "done" "$WL_REPLY_LINE"
@@ -671,13 +674,8 @@ scenario_long_poll_progress() {
     local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS)) sleep=3000
     local deadline recs n gaps prev k bad truth
 
-    kd_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json
-    if ! kd_wait_capture 1 30; then
-        wait_exit "$KD_PID" 5
-        fail "$tag: kernel_delay starts capturing (exit $WAIT_RC:" \
-             "$(head -c 300 "$KD_ERR" | tr '\n' ' '))"
-        return
-    fi
+    lp_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json \
+        || return
     wl_send main "stuck $sleep"
     deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
     until (($(grep -c '"type":"long_poll_progress"' "$KD_OUT" \
