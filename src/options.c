@@ -241,8 +241,9 @@ static const struct kd_option_def kd_option_defs[] = {
         KD_SETS(long_poll), .no_samples = true,
         .help = "Stay attached and explain, as it ends, every gap\n"
                 "between two poll() calls of a thread longer than\n"
-                "DURATION_NS (default 1000000000): where the time\n"
-                "went and who ran instead; see kernel_delay(8)",
+                "DURATION_NS (default 1000000000), and one that has\n"
+                "not ended yet as it grows: where the time went and\n"
+                "who ran instead; see kernel_delay(8)",
     }, {
         .long_name = "wall-clock",
         KD_SETS(wall_clock), .samples = true,
