@@ -1278,6 +1278,19 @@ kd_add_extra(struct kd_ds *extras, const char *word)
     kd_ds_put_format(extras, "%s%s", extras->length ? " " : "", word);
 }
 
+/* Option 'later' is not allowed with option 'first': argparse's message
+ * for mutually exclusive options.  Returns the usage exit status. */
+static int
+kd_not_allowed(FILE *err, const struct kd_option_def *later,
+               const struct kd_option_def *first)
+{
+    char name[64], why[96];
+
+    kd_option_display(first, name, sizeof name);
+    snprintf(why, sizeof why, "not allowed with argument %s", name);
+    return kd_arg_error(err, later, why);
+}
+
 /* As argparse reports two options of a mutually exclusive group: an
  * option that shapes samples and one for which there are none
  * (--long-poll-events); the one given later, "not allowed with" the one
@@ -1303,12 +1316,7 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
         for (size_t j = 0; def->watch_only && given_at[i]
                            && j < KD_N_OPTIONS; j++) {
             if (kd_option_defs[j].one_process && given_at[j]) {
-                char name[64], why[96];
-
-                kd_option_display(&kd_option_defs[j], name, sizeof name);
-                snprintf(why, sizeof why, "not allowed with argument %s",
-                         name);
-                return kd_arg_error(err, def, why);
+                return kd_not_allowed(err, def, &kd_option_defs[j]);
             }
         }
     }
@@ -1317,17 +1325,11 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
     }
     for (size_t i = 0; i < KD_N_OPTIONS; i++) {
         bool earlier = given_at[i] < given_at[none];
-        const struct kd_option_def *first, *later;
-        char name[64], why[96];
 
-        if (!kd_option_defs[i].samples || !given_at[i]) {
-            continue;
+        if (kd_option_defs[i].samples && given_at[i]) {
+            return kd_not_allowed(err, &kd_option_defs[earlier ? none : i],
+                                  &kd_option_defs[earlier ? i : none]);
         }
-        first = &kd_option_defs[earlier ? i : none];
-        later = &kd_option_defs[earlier ? none : i];
-        kd_option_display(first, name, sizeof name);
-        snprintf(why, sizeof why, "not allowed with argument %s", name);
-        return kd_arg_error(err, later, why);
     }
     return -1;
 }
