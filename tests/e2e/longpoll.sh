@@ -327,9 +327,17 @@ scenario_long_poll_wait() {
                 "$KD_OUT")"
     check_eq "$tag: the count at the end" 1 \
              "$(grep -c '^# 1 long poll interval reported\.$' "$KD_OUT")"
+    # Before it ended, the interval was reported in progress (at 100 and
+    # 200 ms, unless the job was quicker), each time in a block of its own.
+    line="^ +$rv revalidator2 +\\[LONG POLL INTERVAL, IN PROGRESS\\]$"
+    check_eq "$tag: the blocks in progress are revalidator2's" \
+             "$(grep -c '^# Long poll interval IN PROGRESS: ' "$KD_OUT")" \
+             "$(grep -cE "$line" "$KD_OUT")"
+    # The rest reads the ended interval's block: from its header on.
+    awk '/^# Long poll interval of / { f = 1 } f' "$KD_OUT" >"$KD_OUT.end"
     # The parts add up to GAP ns, which is the long interval's.
     gapv=$(awk '/^ +START ns +END ns +GAP ns$/ { getline; gsub(",", "");
-                print $3; exit }' "$KD_OUT")
+                print $3; exit }' "$KD_OUT.end")
     check_range "$tag: GAP ns (the workload's interval + syscall paths)" \
                 "$LP_GAP" $((LP_GAP + tol)) "$gapv"
     sum=0
@@ -337,24 +345,25 @@ scenario_long_poll_wait() {
         sum=$((sum + v))
     done < <(awk '/\[WHERE THE TIME WENT\]/ { f = 1; getline; next }
                   f && /RUN-QUEUE WAITS/ { exit }
-                  f { v = $(NF - 1); gsub(",", "", v); print v }' "$KD_OUT")
+                  f { v = $(NF - 1); gsub(",", "", v); print v }' \
+                  "$KD_OUT.end")
     check_eq "$tag: the parts add up to GAP ns" "$gapv" "$sum"
     line=$(awk '/waiting in the run queue/ && !/Dominant/ { v = $(NF - 1);
-                gsub(",", "", v); print v; exit }' "$KD_OUT")
+                gsub(",", "", v); print v; exit }' "$KD_OUT.end")
     tol=$(sched_tolerance "$LP_WAIT" "$LP_SLICES")
     check_range "$tag: run queue vs schedstat wait ($LP_WAIT, edges \
 $LP_EDGES)" $((LP_WAIT - LP_EDGES - tol)) \
                 $((LP_WAIT + tol)) "$line"
     line=$(awk '/\[RAN INSTEAD\]/ { getline; getline; print; exit }' \
-               "$KD_OUT")
+               "$KD_OUT.end")
     check_eq "$tag: pmd4 first under RAN INSTEAD" "$pmd $pid pmd4" \
              "$(awk '{ print $1, $2, $3 }' <<<"$line")"
     line="^# Dominant: waiting in the run queue, [0-9,]+ ns \([0-9.]+%\),"
     line+=" mostly behind pmd4 \(TID $pmd of PID $pid\)\.$"
-    grep -qE "$line" "$KD_OUT" \
+    grep -qE "$line" "$KD_OUT.end" \
         && pass "$tag: dominant: the run queue, behind pmd4" \
         || fail "$tag: dominant line" "waiting in the run queue ... pmd4" \
-                "$(grep '^# Dominant' "$KD_OUT")"
+                "$(grep '^# Dominant' "$KD_OUT.end")"
 }
 
 # A private ovs-vswitchd (netdev datapath, no kernel module) in
@@ -464,8 +473,9 @@ lp_ovs_hold() {
     # The main thread's interval ends at its next poll(): within its
     # longest poll() timeout.
     deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
-    until jq -e --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" \
-              >/dev/null 2>&1; do
+    until jq -e --argjson t "$pid" \
+             'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
+             >/dev/null 2>&1; do
         (($(now_ns) > deadline)) && break
         nap 0.05
     done

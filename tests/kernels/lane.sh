@@ -397,8 +397,9 @@ ovs_long_poll() {
     t_conted=$(now_ns)
     traffic 2
     deadline=$(($(now_ns) + 60000 * MS))
-    until jq -e --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" \
-              >/dev/null 2>&1; do
+    until jq -e --argjson t "$pid" \
+             'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
+             >/dev/null 2>&1; do
         (($(now_ns) > deadline)) && break
         nap 0.1
     done
@@ -406,7 +407,9 @@ ovs_long_poll() {
     wait_exit "$KD_PID" 120
     check_eq "$tag: exit status after SIGINT" 0 "$WAIT_RC"
     check_bpf_released $tag
-    rec=$(jq -c --argjson t "$pid" 'select(.tid == $t)' "$KD_OUT" | head -n 1)
+    rec=$(jq -c --argjson t "$pid" \
+             'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
+          | head -n 1)
     check_eq "$tag: the main thread's interval reported" \
              "$pid ovs-vswitchd" \
              "$(jq -r '"\(.tid) \(.name)"' <<<"${rec:-null}")"
