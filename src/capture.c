@@ -93,6 +93,20 @@ kd_tstate_size(const struct kd_needs *needs)
                        : sizeof(struct kd_tstate);
 }
 
+/* How the tstate map's entries are laid out (see struct kd_map_layout). */
+static struct kd_map_layout
+kd_tstate_layout(const struct kd_needs *needs)
+{
+    struct kd_map_layout l = {
+        .key_size = sizeof(uint32_t),
+        .value_size = kd_tstate_size(needs),
+        .value_offset = sizeof(uint32_t),
+        .entry_size = sizeof(uint32_t) + kd_tstate_size(needs),
+    };
+
+    return l;
+}
+
 static const struct {
     const char *name;
     size_t value_size;          /* 0: kd_tstate_size(). */
@@ -569,12 +583,7 @@ int
 kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
                      struct kd_gap_event **events, size_t *n, char **error)
 {
-    struct kd_map_layout l = {
-        .key_size = sizeof(uint32_t),
-        .value_size = sizeof(struct kd_tstate_gap),
-        .value_offset = sizeof(uint32_t),
-        .entry_size = sizeof(uint32_t) + sizeof(struct kd_tstate_gap),
-    };
+    struct kd_map_layout l = kd_tstate_layout(&c->needs);
     int fd = kd_program_map_fd(&c->prog, "tstate");
     size_t max = bpf_table_max_entries(c->prog.module, "tstate");
     unsigned char *entries = NULL;
@@ -727,12 +736,7 @@ int
 kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
                    struct kd_losses *losses, char **error)
 {
-    struct kd_map_layout tstate = {
-        .key_size = sizeof(uint32_t),
-        .value_size = kd_tstate_size(&c->needs),
-        .value_offset = sizeof(uint32_t),
-        .entry_size = sizeof(uint32_t) + kd_tstate_size(&c->needs),
-    };
+    struct kd_map_layout tstate = kd_tstate_layout(&c->needs);
     int err;
 
     *losses = (struct kd_losses) KD_LOSSES_INITIALIZER;
