@@ -47,6 +47,7 @@
 #define KD_SIZE_TASK_STATE  @SIZE_TASK_STATE@
 #define KD_OFF_IRQ_NAME     @OFF_IRQACTION_NAME@
 #define KD_OFF_SYSCALL_NR   @OFF_PT_REGS_SYSCALL_NR@
+#define KD_SIZE_SYSCALL_NR  @SIZE_PT_REGS_SYSCALL_NR@
 #define KD_OFF_REGS_RC      @OFF_PT_REGS_RC@
 #define KD_SYSCALL_POLL     @SYSCALL_POLL@
 #define KD_MAX_THREADS      @MAX_THREADS@
@@ -828,9 +829,18 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     u64 now = bpf_ktime_get_ns();
     u64 nr = 0;
 
-    /* The syscall number as the kernel's syscall_get_nr() sees it. */
-    bpf_probe_read_kernel(&nr, sizeof nr,
-                          (void *) ctx->args[0] + KD_OFF_SYSCALL_NR);
+    /* The syscall number as the kernel's syscall_get_nr() sees it: a
+     * signed member of 8 bytes (x86_64) or 4 (arm64). */
+    if (KD_SIZE_SYSCALL_NR == 4) {
+        s32 nr32 = 0;
+
+        bpf_probe_read_kernel(&nr32, sizeof nr32,
+                              (void *) ctx->args[0] + KD_OFF_SYSCALL_NR);
+        nr = (u64) (s64) nr32;
+    } else {
+        bpf_probe_read_kernel(&nr, sizeof nr,
+                              (void *) ctx->args[0] + KD_OFF_SYSCALL_NR);
+    }
 
     st = kd_tstate_get(tid);
     if (!st) {

@@ -196,6 +196,7 @@ kd_capture_source(const struct kd_options *options,
         { "OFF_TASK_PCOUNT", layout->task_pcount },
         { "OFF_IRQACTION_NAME", layout->irqaction_name },
         { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
+        { "SIZE_PT_REGS_SYSCALL_NR", layout->syscall_nr_size },
         { "OFF_PT_REGS_RC", layout->regs_rc },
         { "SYSCALL_POLL", n.poll },
         { "MAX_THREADS", n.threads },
@@ -351,12 +352,13 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
     if (options->debug) {
         fprintf(stderr, "kernel_delay: kernel layout from %s: "
                 "task_struct.pid @%s, .tgid @%s, .%s @%s (%s bytes), "
-                "CPU @%s, irqaction.name @%s, pt_regs syscall nr @%s, "
-                "return value @%s\n",
+                "CPU @%s, irqaction.name @%s, pt_regs syscall nr @%s "
+                "(%s bytes), return value @%s\n",
                 layout.from_btf ? "BTF" : "kernel headers (no BTF)",
                 layout.task_pid, layout.task_tgid, layout.state_field,
                 layout.task_state, layout.task_state_size, layout.task_cpu,
-                layout.irqaction_name, layout.syscall_nr, layout.regs_rc);
+                layout.irqaction_name, layout.syscall_nr,
+                layout.syscall_nr_size, layout.regs_rc);
     }
     for (size_t i = 0; i < 2; i++) {
         char *code = hooks[i] ? kd_hook_code(hooks[i]) : NULL;

@@ -206,6 +206,22 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     snprintf(layout->task_state_size, sizeof layout->task_state_size,
              "%ld", size);
 
+    /* The syscall number: read as wide as the kernel keeps it, and
+     * sign-extended (arm64's syscallno is an s32 that the next 32 bits,
+     * the GIC priority mask saved on entry, follow). */
+    error_ = kd_btf_offset(btf, "pt_regs", KD_PT_REGS_SYSCALL_NR, &off,
+                           &size, error);
+    if (error_) {
+        return error_;
+    }
+    if (size != 4 && size != 8) {
+        *error = kd_xasprintf("BTF pt_regs.%s has size %ld",
+                              KD_PT_REGS_SYSCALL_NR, size);
+        return EINVAL;
+    }
+    snprintf(layout->syscall_nr_size, sizeof layout->syscall_nr_size,
+             "%ld", size);
+
     /* The task's CPU, as task_cpu() reads it: thread_info.cpu where the
      * architecture keeps thread_info in task_struct (x86_64, arm64 and
      * s390x since Linux 5.16), task_struct.cpu before. */
@@ -278,6 +294,8 @@ kd_layout_from_headers(struct kd_layout *layout)
              "offsetof(struct task_struct, sched_info.pcount)");
     snprintf(layout->syscall_nr, sizeof layout->syscall_nr,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_SYSCALL_NR);
+    snprintf(layout->syscall_nr_size, sizeof layout->syscall_nr_size,
+             "sizeof(((struct pt_regs *) 0)->%s)", KD_PT_REGS_SYSCALL_NR);
     snprintf(layout->regs_rc, sizeof layout->regs_rc,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_RC_EXPR);
 }

@@ -34,6 +34,9 @@ struct kd_layout {
                                                  * the kernel keeps none. */
     char irqaction_name[KD_LAYOUT_EXPR_SIZE];
     char syscall_nr[KD_LAYOUT_EXPR_SIZE];   /* Syscall number in pt_regs. */
+    char syscall_nr_size[KD_LAYOUT_EXPR_SIZE];  /* Its size: 8 (x86_64's
+                                                 * orig_ax) or 4 (arm64's
+                                                 * s32 syscallno). */
     char regs_rc[KD_LAYOUT_EXPR_SIZE];      /* Return value in pt_regs. */
 };
 

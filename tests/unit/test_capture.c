@@ -99,6 +99,7 @@ test_capture_source_btf(void)
     snprintf(l.task_state_size, sizeof l.task_state_size, "4");
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "80");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "120");
+    snprintf(l.syscall_nr_size, sizeof l.syscall_nr_size, "8");
     snprintf(l.regs_rc, sizeof l.regs_rc, "80");
     snprintf(l.task_sum_exec, sizeof l.task_sum_exec, "232");
     snprintf(l.task_pcount, sizeof l.task_pcount, "1008");
@@ -148,11 +149,13 @@ test_capture_source_values_verbatim(void)
     snprintf(l.task_state_size, sizeof l.task_state_size, "8");
     snprintf(l.irqaction_name, sizeof l.irqaction_name, "3");
     snprintf(l.syscall_nr, sizeof l.syscall_nr, "4");
+    snprintf(l.syscall_nr_size, sizeof l.syscall_nr_size, "4");
     snprintf(l.regs_rc, sizeof l.regs_rc, "5");
     CHECK_INT(capture_source(&kd_options_defaults, 1, &l, NULL, false,
                                 &text, &error), 0);
     CHECK_CONTAINS(text, "\n/* @TGID@ */\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_PID     @OFF_TASK_TGID@\n");
+    CHECK_CONTAINS(text, "\n#define KD_SIZE_SYSCALL_NR  4\n");
     free(text);
 }
 

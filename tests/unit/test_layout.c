@@ -43,9 +43,12 @@ test_layout_headers(void)
               "offsetof(struct task_struct, sched_info.pcount)");
 #if defined(__x86_64__)
     CHECK_STR(l.syscall_nr, "offsetof(struct pt_regs, orig_ax)");
+    CHECK_STR(l.syscall_nr_size, "sizeof(((struct pt_regs *) 0)->orig_ax)");
     CHECK_STR(l.regs_rc, "offsetof(struct pt_regs, ax)");
 #elif defined(__aarch64__)
     CHECK_STR(l.syscall_nr, "offsetof(struct pt_regs, syscallno)");
+    CHECK_STR(l.syscall_nr_size,
+              "sizeof(((struct pt_regs *) 0)->syscallno)");
     CHECK_STR(l.regs_rc, "offsetof(struct pt_regs, regs[0])");
 #endif
 }
