@@ -175,7 +175,8 @@ struct kd_tstate {
     KD_U64 syscall_sleep;   /* acct SLEEP when the syscall began. */
     KD_U64 kernel_ts;       /* On a CPU inside a syscall since, or 0. */
     KD_U64 kernel_irq;      /* acct HARDIRQ + SOFTIRQ then. */
-    KD_U32 syscall_nr;      /* The syscall entered at syscall_ts. */
+    KD_U32 syscall_nr;      /* The syscall entered at syscall_ts (long poll
+                             * intervals only). */
     KD_U32 pad2;
     struct kd_acct acct;
 };

@@ -790,9 +790,10 @@ RAW_TRACEPOINT_PROBE(sys_enter)
         return 0;
     }
     st->syscall_ts = now;
-    st->syscall_nr = (u32) ctx->args[1];
     kd_kernel_begin(st, now);
 #if KD_WITH_GAPS
+    /* For the report of an interval still in progress. */
+    st->syscall_nr = (u32) ctx->args[1];
     st->syscall_sleep = st->acct.v[KD_ACCT_SLEEP];
 #endif
 
