@@ -255,6 +255,24 @@ struct kd_gap_ran {
     char comm[KD_COMM_LEN];
 };
 
+/* The on-CPU profile of an interval (--profile-hz): the thread's samples
+ * in it, and those whose stack or count found no room (or no stack could
+ * be taken).  The counts themselves are in map profile_counts, one per
+ * (thread, interval, user stack, kernel stack); a stack id is -1 when the
+ * sample had no stack of that kind (no kernel stack, in user space). */
+struct kd_gap_profile {
+    KD_U32 samples;
+    KD_U32 lost_samples;
+};
+
+struct kd_profile_key {
+    KD_U32 tid;
+    KD_S32 user_stack_id;
+    KD_S32 kernel_stack_id;
+    KD_U32 pad;
+    KD_U64 start_ns;        /* The interval's start. */
+};
+
 struct kd_gap_detail {
     KD_U32 n_syscalls;
     KD_U32 n_ran;
@@ -263,6 +281,7 @@ struct kd_gap_detail {
     struct kd_gap_ran ran[KD_GAP_RAN];
     KD_U64 other_ran_ns;    /* Tasks beyond KD_GAP_RAN. */
     KD_U64 other_ran_count;
+    struct kd_gap_profile profile;
 };
 
 /* A thread's tstate entry in --long-poll-events mode. */

@@ -31,7 +31,9 @@
  * KD_WITH_STACKS, what goes through it (-s, --stack-trace-size);
  * KD_WITH_START_TRIGGER and KD_WITH_STOP_TRIGGER (--start-trigger,
  * --stop-trigger); KD_WITH_UPCALL_STATS (unless --skip-upcall-stats, when
- * the kernel can trace ovs_dp_upcall()).  Every other placeholder is a
+ * the kernel can trace ovs_dp_upcall()); KD_WITH_PROFILE, the on-CPU
+ * profile of long poll intervals (--profile-hz, with KD_WITH_GAPS only).
+ * Every other placeholder is a
  * value, also set once below: the body has none.
  */
 @INCLUDES@
@@ -66,6 +68,7 @@
 #define KD_RB_WAKEUP_EVENTS @RB_WAKEUP_EVENTS@
 #define KD_EVENTS_MIN_NS    @SYSCALL_EVENTS_MIN_NS@
 #define KD_SKIP_POLL_EVENTS @SKIP_POLL_EVENTS@
+#define KD_PROFILE_STACKS   @PROFILE_STACKS@
 
 #define KD_WITH_STATS           @WITH_STATS@
 #define KD_WITH_ACCT            @WITH_ACCT@
@@ -77,6 +80,7 @@
 #define KD_WITH_START_TRIGGER   @WITH_START_TRIGGER@
 #define KD_WITH_STOP_TRIGGER    @WITH_STOP_TRIGGER@
 #define KD_WITH_UPCALL_STATS    @WITH_UPCALL_STATS@
+#define KD_WITH_PROFILE         @WITH_PROFILE@
 
 /* Scheduler and interrupt constants; part of the kernel's stable ABI. */
 #define KD_TASK_RUNNING     0x0000
@@ -677,6 +681,11 @@ kd_gap_begin(u32 tid, struct kd_tstate *st, u64 now)
     st->ready_ts = st->sleep_ts = st->stop_ts = 0;
     kd_wait_end(tid, st);
 
+    /* Before the start is set: a profile sample in between (an interrupt
+     * of this CPU) counts for the previous interval, or for none. */
+    d->profile.samples = 0;
+    d->profile.lost_samples = 0;
+    asm volatile("" ::: "memory");
     g->start_ns = now;
 #pragma unroll
     for (int i = 0; i < KD_N_ACCT; i++) {
@@ -768,6 +777,66 @@ kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
     }
     bpf_probe_read_kernel(&ev->detail, sizeof ev->detail, &g->detail);
     events.ringbuf_submit(ev, kd_gap_wakeup_flags(now));
+}
+#endif
+
+/*
+ * On-CPU profile of long poll intervals (KD_WITH_PROFILE): a software CPU
+ * clock perf event per CPU runs kd_profile() --profile-hz times a second
+ * on every CPU.  A sample of a watched thread inside an interval counts
+ * its (user, kernel) stack pair for that interval in profile_counts, and
+ * the interval's samples in the thread's tstate entry.  User space reads
+ * the counts of the intervals it reports, and deletes those of the others
+ * and the stacks no count holds (kd_capture_profile_sweep()): nothing is
+ * done per sample but here.
+ */
+#if KD_WITH_PROFILE
+#define KD_EFAULT 14            /* No stack of that kind: not a loss. */
+
+BPF_STACK_TRACE(profile_stacks, KD_PROFILE_STACKS);
+BPF_HASH(profile_counts, struct kd_profile_key, u64, KD_PROFILE_STACKS);
+
+struct bpf_perf_event_data;
+
+int
+kd_profile(struct bpf_perf_event_data *ctx)
+{
+    struct kd_profile_key key = { 0 };
+    struct kd_gap_profile *p;
+    struct kd_tstate_gap *g;
+    u64 one = 1, *count;
+    u32 tid;
+
+    if (!kd_current_captured(&tid)) {
+        return 0;
+    }
+    g = (struct kd_tstate_gap *) tstate.lookup(&tid);
+    if (!g || !g->start_ns) {
+        return 0;
+    }
+    p = &g->detail.profile;
+    p->samples++;
+    key.tid = tid;
+    key.start_ns = g->start_ns;
+    key.user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
+    key.kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
+    if ((key.user_stack_id < 0 && key.user_stack_id != -KD_EFAULT)
+        || (key.kernel_stack_id < 0 && key.kernel_stack_id != -KD_EFAULT)) {
+        p->lost_samples++;
+        return 0;
+    }
+    key.user_stack_id = key.user_stack_id < 0 ? -1 : key.user_stack_id;
+    key.kernel_stack_id = key.kernel_stack_id < 0 ? -1
+                                                  : key.kernel_stack_id;
+
+    /* The thread runs here: no other CPU counts its samples. */
+    count = profile_counts.lookup(&key);
+    if (count) {
+        (*count)++;
+    } else if (profile_counts.insert(&key, &one)) {
+        p->lost_samples++;
+    }
+    return 0;
 }
 #endif
 

@@ -26,6 +26,7 @@
 #include "syscalls.h"
 #include "template.h"
 #include "util.h"
+#include "waiter.h"
 
 struct kd_capture {
     struct kd_program prog;
@@ -48,6 +49,10 @@ struct kd_capture {
     size_t n_misses_seen;
     uint64_t counters_seen[KD_N_COUNTERS];
     struct kd_losses total;
+
+    /* --profile-hz: the stacks that no interval held at the last
+     * kd_capture_profile_sweep() and that it left, by id (1 each). */
+    uint8_t *profile_unheld;
 };
 
 struct kd_sample_map {
@@ -138,7 +143,7 @@ kd_capture_wakeup_events(unsigned int pages)
 struct kd_source_numbers {
     char tgid[16], poll[16], threads[16], syscalls[16], irqs[16];
     char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
-    char cpus[16], ran[16], long_poll[32];
+    char cpus[16], ran[16], long_poll[32], profile_stacks[16];
 };
 
 static void
@@ -169,6 +174,8 @@ kd_source_numbers_init(struct kd_source_numbers *n,
              (unsigned long long) options->long_poll_ns);
     snprintf(n->cpus, sizeof n->cpus, "%d", cpus > 0 ? cpus : KD_MAX_CPUS);
     snprintf(n->ran, sizeof n->ran, "%u", threads * KD_RAN_PER_THREAD);
+    snprintf(n->profile_stacks, sizeof n->profile_stacks, "%u",
+             options->stack_trace_size ? options->stack_trace_size : 1);
 }
 
 int
@@ -222,6 +229,8 @@ kd_capture_source(const struct kd_options *options,
         { "MAX_CPUS", n.cpus },
         { "MAX_RAN_ENTRIES", n.ran },
         { "LONG_POLL_MIN_NS", n.long_poll },
+        { "WITH_PROFILE", needs->profile ? "1" : "0" },
+        { "PROFILE_STACKS", n.profile_stacks },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);
@@ -378,8 +387,44 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
     return err ? EPROTO : 0;
 }
 
+/* Attaches kd_profile() to a CPU clock perf event of each online CPU.
+ * Returns 0 or a positive errno with '*error'. */
+static int
+kd_capture_attach_profile(struct kd_capture *c,
+                          const struct kd_options *options, char **error)
+{
+    int n = kd_possible_cpus();
+    char *list = NULL;
+    bool *online;
+    int err = 0;
+
+    if (n <= 0 || kd_read_file_line("/sys/devices/system/cpu/online",
+                                    &list)) {
+        *error = kd_xstrdup("Failed to read the online CPUs "
+                            "(/sys/devices/system/cpu/online)");
+        free(list);
+        return ENODEV;
+    }
+    online = kd_xcalloc(n, sizeof *online);
+    if (kd_parse_cpu_list(list, online, n) < 0) {
+        *error = kd_xasprintf("Failed to parse the online CPUs: %s", list);
+        err = EINVAL;
+    }
+    for (int cpu = 0; !err && cpu < n; cpu++) {
+        if (online[cpu]) {
+            err = kd_program_attach_cpu_clock(&c->prog, "kd_profile",
+                                              options->profile_hz, cpu,
+                                              options->debug, error);
+        }
+    }
+    free(online);
+    free(list);
+    return err;
+}
+
 /* Attaches the program's functions: the raw tracepoints, the triggers'
- * 'hooks' and the upcall kretprobe.  Returns 0 or a positive errno. */
+ * 'hooks', the upcall kretprobe and the profile's perf events.  Returns 0
+ * or a positive errno. */
 static int
 kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
                   struct kd_hook *hooks[2], char **error)
@@ -399,6 +444,9 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
         err = kd_program_attach_kprobe(&c->prog, "kd_upcall_return", true,
                                        "ovs_dp_upcall", options->debug,
                                        error);
+    }
+    if (!err && c->needs.profile) {
+        err = kd_capture_attach_profile(c, options, error);
     }
     if (!err && options->debug) {
         fprintf(stderr, "kernel_delay: loaded and attached %zu functions "
@@ -561,10 +609,13 @@ kd_capture_read_upcalls(struct kd_capture *c, struct kd_sample *s,
     return 0;
 }
 
-size_t
-kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
+/* Reads stack 'id' of stack map 'map' into 'ips' (KD_STACK_DEPTH of
+ * them), and returns how many frames it has: 0 when there is none. */
+static size_t
+kd_capture_map_stack(struct kd_capture *c, const char *map, int32_t id,
+                     uint64_t *ips)
 {
-    int fd = kd_program_map_fd(&c->prog, "stack_traces");
+    int fd = kd_program_map_fd(&c->prog, map);
     uint32_t key = id;
     size_t n = 0;
 
@@ -579,6 +630,20 @@ kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
         n++;
     }
     return n;
+}
+
+size_t
+kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
+{
+    return kd_capture_map_stack(c, "stack_traces", id, ips);
+}
+
+size_t
+kd_capture_profile_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
+{
+    return c->needs.profile ? kd_capture_map_stack(c, "profile_stacks", id,
+                                                   ips)
+                            : 0;
 }
 
 int
@@ -621,6 +686,193 @@ kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
     }
     free(entries);
     return 0;
+}
+
+/* How profile_counts' entries are laid out in a struct kd_profile_count
+ * array. */
+static const struct kd_map_layout kd_profile_counts_layout = {
+    .key_size = sizeof(struct kd_profile_key),
+    .value_size = sizeof(uint64_t),
+    .value_offset = offsetof(struct kd_profile_count, samples),
+    .entry_size = sizeof(struct kd_profile_count),
+};
+
+int
+kd_capture_profile_counts(struct kd_capture *c,
+                          struct kd_profile_count **counts, size_t *n,
+                          char **error)
+{
+    int err;
+
+    *counts = NULL;
+    *n = 0;
+    *error = NULL;
+    if (!c->needs.profile) {
+        return 0;
+    }
+    err = kd_map_read(kd_program_map_fd(&c->prog, "profile_counts"),
+                      &kd_profile_counts_layout,
+                      bpf_table_max_entries(c->prog.module,
+                                            "profile_counts"),
+                      false, (void **) counts, n);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'profile_counts': "
+                              "%s", strerror(err));
+    }
+    return err;
+}
+
+/* An interval, as (thread, start). */
+struct kd_interval_id {
+    uint32_t tid;
+    uint64_t start_ns;
+};
+
+static bool
+kd_interval_listed(const struct kd_interval_id *v, size_t n, uint32_t tid,
+                   uint64_t start_ns)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].tid == tid && v[i].start_ns == start_ns) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The intervals whose counts a sweep keeps: those going on (read from the
+ * tstate map, at 'read_ns'), then those that ended and wait in the ring
+ * buffer (drained into the events' state after that read, so that an
+ * interval that ends between the two is in one or the other). */
+static int
+kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
+                          size_t *n_kept, uint64_t *read_ns, char **error)
+{
+    struct kd_map_layout l = kd_tstate_layout(&c->needs);
+    struct kd_event_state *state = &c->events.state;
+    unsigned char *entries = NULL;
+    size_t n_entries;
+    int err;
+
+    *read_ns = kd_now_ns();
+    err = kd_map_read(kd_program_map_fd(&c->prog, "tstate"), &l,
+                      bpf_table_max_entries(c->prog.module, "tstate"),
+                      false, (void **) &entries, &n_entries);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'tstate': %s",
+                              strerror(err));
+        return err;
+    }
+    kd_events_drain(&c->events);
+    *kept = kd_xcalloc(n_entries + state->n_gaps + 1, sizeof **kept);
+    *n_kept = 0;
+    for (size_t i = 0; i < n_entries; i++) {
+        const unsigned char *e = entries + i * l.entry_size;
+        struct kd_tstate_gap g;
+        uint32_t tid;
+
+        memcpy(&tid, e, sizeof tid);
+        memcpy(&g, e + l.value_offset, sizeof g);
+        if (g.start_ns) {
+            (*kept)[(*n_kept)++] = (struct kd_interval_id) { tid,
+                                                             g.start_ns };
+        }
+    }
+    for (size_t i = 0; i < state->n_gaps; i++) {
+        (*kept)[(*n_kept)++] = (struct kd_interval_id) {
+            state->gaps[i].head.tid, state->gaps[i].start_ns
+        };
+    }
+    free(entries);
+    return 0;
+}
+
+/* Marks stack 'id' held in 'held' (of 'n'). */
+static void
+kd_stack_hold(int32_t id, uint8_t *held, size_t n)
+{
+    if (id >= 0 && (size_t) id < n) {
+        held[id] = 1;
+    }
+}
+
+int
+kd_capture_profile_sweep(struct kd_capture *c, char **error)
+{
+    int counts_fd = kd_program_map_fd(&c->prog, "profile_counts");
+    int stacks_fd = kd_program_map_fd(&c->prog, "profile_stacks");
+    struct kd_profile_count *counts = NULL;
+    struct kd_interval_id *kept = NULL;
+    uint32_t *keys = NULL;
+    size_t n, n_counts = 0, n_kept = 0, n_keys = 0;
+    uint8_t *held = NULL;
+    uint64_t read_ns;
+    int err;
+
+    *error = NULL;
+    if (!c->needs.profile || counts_fd < 0 || stacks_fd < 0) {
+        return 0;
+    }
+    err = kd_capture_kept_intervals(c, &kept, &n_kept, &read_ns, error);
+    if (!err) {
+        err = kd_capture_profile_counts(c, &counts, &n_counts, error);
+    }
+    if (err) {
+        goto cleanup;
+    }
+
+    /* The counts of any other interval go: an interval begun after the
+     * read of tstate has a start after it. */
+    n = kd_next_power_of_two(bpf_table_max_entries(c->prog.module,
+                                                   "profile_stacks"));
+    held = kd_xcalloc(n, 1);
+    for (size_t i = 0; i < n_counts; i++) {
+        const struct kd_profile_key *k = &counts[i].key;
+
+        if (k->start_ns >= read_ns
+            || kd_interval_listed(kept, n_kept, k->tid, k->start_ns)) {
+            kd_stack_hold(k->user_stack_id, held, n);
+            kd_stack_hold(k->kernel_stack_id, held, n);
+        } else {
+            kd_map_delete(counts_fd, k);
+        }
+    }
+
+    /* Then the stacks no count holds, if they were already there, unheld,
+     * at the last sweep: a stack made since the read of the counts may be
+     * a new count's.  (Stack ids are bucket numbers, below max_entries
+     * rounded up.) */
+    err = kd_map_u32_keys(stacks_fd, n, &keys, &n_keys);
+    if (err) {
+        *error = kd_xasprintf("Failed to list eBPF map 'profile_stacks': "
+                              "%s", strerror(err));
+        goto cleanup;
+    }
+    if (!c->profile_unheld) {
+        c->profile_unheld = kd_xcalloc(n, 1);
+    }
+    for (size_t i = 0; i < n_keys; i++) {
+        uint32_t id = keys[i];
+
+        if (id >= n || held[id]) {
+            continue;
+        }
+        if (c->profile_unheld[id]) {
+            kd_map_delete(stacks_fd, &id);
+        } else {
+            held[id] = 2;
+        }
+    }
+    for (size_t id = 0; id < n; id++) {
+        c->profile_unheld[id] = held[id] == 2;
+    }
+
+cleanup:
+    free(keys);
+    free(counts);
+    free(kept);
+    free(held);
+    return err;
 }
 
 /* Empties the stack map, once its stacks are reported. */
@@ -813,6 +1065,7 @@ kd_capture_close(struct kd_capture *c)
     kd_program_close(&c->prog);
     free(c->upcall_module);
     free(c->misses_seen);
+    free(c->profile_unheld);
     kd_losses_destroy(&c->total);
     free(c);
 }

@@ -99,6 +99,30 @@ const struct kd_losses *kd_capture_total_losses(const struct kd_capture *);
  * Returns the number of frames, 0 if there is none. */
 size_t kd_capture_stack(struct kd_capture *, int32_t id, uint64_t *ips);
 
+/* The same from the stack map of --profile-hz. */
+size_t kd_capture_profile_stack(struct kd_capture *, int32_t id,
+                                uint64_t *ips);
+
+/* --profile-hz: reads every count of map profile_counts into a new array
+ * '*counts' of '*n' (see kd_gap_set_profile()).  Returns 0 or a positive
+ * errno with a message in '*error'. */
+struct kd_profile_count;
+int kd_capture_profile_counts(struct kd_capture *,
+                              struct kd_profile_count **counts, size_t *n,
+                              char **error);
+
+/* --profile-hz: deletes from map profile_counts the counts of the
+ * intervals that are neither going on (read from the threads' map
+ * entries) nor ended and not yet reported (the ring buffer is drained
+ * into the events' state after that read), and from the stack map the
+ * stacks that no count left holds and that none held at the previous
+ * sweep either (a stack made after the read of the counts may be a new
+ * count's).  A count that takes up a stack after that read and before its
+ * deletion finds it made again by its next sample of it; if none comes,
+ * the interval's report says the stack is lost.  Returns 0 or a positive
+ * errno with a message in '*error'. */
+int kd_capture_profile_sweep(struct kd_capture *, char **error);
+
 /* Empties the stack map, once the sample's stacks are reported. */
 int kd_capture_clear_stacks(struct kd_capture *);
 

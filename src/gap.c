@@ -58,6 +58,21 @@ kd_gap_ran_cmp(const void *a_, const void *b_)
     return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
+static int
+kd_gap_stack_cmp(const void *a_, const void *b_)
+{
+    const struct kd_gap_profile_stack *a = a_, *b = b_;
+
+    if (a->samples != b->samples) {
+        return a->samples > b->samples ? -1 : 1;
+    }
+    if (a->user_stack_id != b->user_stack_id) {
+        return a->user_stack_id < b->user_stack_id ? -1 : 1;
+    }
+    return a->kernel_stack_id < b->kernel_stack_id ? -1
+           : a->kernel_stack_id > b->kernel_stack_id;
+}
+
 static struct timespec
 kd_gap_wall(uint64_t mono_ns, int64_t mono_to_wall_ns)
 {
@@ -225,4 +240,147 @@ kd_gap_event_in_progress(const struct kd_tstate_gap *g, uint32_t tid,
         s->blocked_ns += asleep;
     }
     return true;
+}
+
+/* 'part' samples of 'whole' as a share of 'ns'. */
+static uint64_t
+kd_gap_share_ns(uint64_t ns, uint32_t part, uint32_t whole)
+{
+    return whole ? (uint64_t) ((double) ns * part / whole + 0.5) : 0;
+}
+
+void
+kd_gap_set_profile(struct kd_gap *gap, const struct kd_gap_event *ev,
+                   unsigned int hz, const struct kd_profile_count *counts,
+                   size_t n)
+{
+    const struct kd_gap_profile *p = &ev->detail.profile;
+    uint64_t on_cpu = gap->parts[KD_GAP_ON_CPU];
+
+    gap->profile_hz = hz;
+    gap->stacks = NULL;
+    gap->n_stacks = 0;
+    if (!hz) {
+        return;
+    }
+    gap->samples = p->samples;
+    gap->lost_samples = p->lost_samples;
+    gap->lost_ns = kd_gap_share_ns(on_cpu, p->lost_samples, p->samples);
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_profile_count *c = &counts[i];
+        struct kd_gap_profile_stack *st;
+
+        if (c->key.tid != ev->head.tid || c->key.start_ns != ev->start_ns) {
+            continue;
+        }
+        gap->stacks = kd_xreallocarray(gap->stacks, gap->n_stacks + 1,
+                                       sizeof *gap->stacks);
+        st = &gap->stacks[gap->n_stacks++];
+        memset(st, 0, sizeof *st);
+        st->user_stack_id = c->key.user_stack_id;
+        st->kernel_stack_id = c->key.kernel_stack_id;
+        st->samples = c->samples > UINT32_MAX ? UINT32_MAX : c->samples;
+        st->ns = kd_gap_share_ns(on_cpu, st->samples, p->samples);
+        st->merged = 1;
+    }
+    if (gap->n_stacks) {
+        qsort(gap->stacks, gap->n_stacks, sizeof *gap->stacks,
+              kd_gap_stack_cmp);
+    }
+}
+
+void
+kd_gap_set_frames(struct kd_gap *gap, size_t i, char **frames, size_t n,
+                  bool lost)
+{
+    struct kd_gap_profile_stack *s = &gap->stacks[i];
+
+    for (size_t j = 0; j < s->n_frames; j++) {
+        free(s->frames[j]);
+    }
+    free(s->frames);
+    s->frames = frames;
+    s->n_frames = n;
+    s->lost = lost;
+}
+
+/* Whether frames 'a' and 'b' name the same function: equal but for the
+ * offset of "name+0xOFF [module]". */
+static bool
+kd_frame_same_function(const char *a, const char *b)
+{
+    size_t la = strcspn(a, "+ "), lb = strcspn(b, "+ ");
+    const char *ma = strchr(a, ' '), *mb = strchr(b, ' ');
+
+    return la == lb && !strncmp(a, b, la)
+           && !strcmp(ma ? ma : "", mb ? mb : "");
+}
+
+static bool
+kd_stack_same_functions(const struct kd_gap_profile_stack *a,
+                        const struct kd_gap_profile_stack *b)
+{
+    if (a->n_frames != b->n_frames || a->lost || b->lost) {
+        return false;
+    }
+    for (size_t i = 0; i < a->n_frames; i++) {
+        if (!kd_frame_same_function(a->frames[i], b->frames[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+kd_gap_merge_stacks(struct kd_gap *gap)
+{
+    uint64_t on_cpu = gap->parts[KD_GAP_ON_CPU];
+    size_t n = 0;
+
+    /* Sorted by decreasing samples: the first of each group keeps its
+     * frames. */
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        struct kd_gap_profile_stack *st = &gap->stacks[i];
+        size_t j;
+
+        for (j = 0; j < n; j++) {
+            if (kd_stack_same_functions(&gap->stacks[j], st)) {
+                break;
+            }
+        }
+        if (j < n) {
+            gap->stacks[j].samples += st->samples;
+            gap->stacks[j].merged += st->merged;
+            kd_gap_set_frames(gap, i, NULL, 0, false);
+        } else {
+            gap->stacks[n++] = *st;
+        }
+    }
+    gap->n_stacks = n;
+    if (n) {
+        qsort(gap->stacks, n, sizeof *gap->stacks, kd_gap_stack_cmp);
+    }
+    gap->other_samples = 0;
+    for (size_t i = KD_GAP_STACKS; i < n; i++) {
+        gap->other_samples += gap->stacks[i].samples;
+        kd_gap_set_frames(gap, i, NULL, 0, false);
+    }
+    gap->n_stacks = n < KD_GAP_STACKS ? n : KD_GAP_STACKS;
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        gap->stacks[i].ns = kd_gap_share_ns(on_cpu, gap->stacks[i].samples,
+                                            gap->samples);
+    }
+    gap->other_ns = kd_gap_share_ns(on_cpu, gap->other_samples,
+                                    gap->samples);
+}
+
+void
+kd_gap_destroy(struct kd_gap *gap)
+{
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        kd_gap_set_frames(gap, i, NULL, 0, false);
+    }
+    free(gap->stacks);
+    gap->stacks = NULL;
+    gap->n_stacks = 0;
 }

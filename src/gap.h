@@ -42,6 +42,34 @@ enum kd_gap_part {
 const char *kd_gap_part_key(enum kd_gap_part);
 const char *kd_gap_part_label(enum kd_gap_part);
 
+/* How many of an interval's on-CPU stacks a report keeps; the samples of
+ * the others are summed. */
+#define KD_GAP_STACKS 16
+
+/* An entry of map profile_counts: the samples of one stack pair of one
+ * interval of one thread. */
+struct kd_profile_count {
+    struct kd_profile_key key;
+    uint64_t samples;
+};
+
+/* One stack of an interval's on-CPU profile (--profile-hz). */
+struct kd_gap_profile_stack {
+    int32_t user_stack_id;          /* -1: none (kernel_stack_id alike). */
+    int32_t kernel_stack_id;
+    uint32_t samples;
+    uint64_t ns;                    /* Its share of the time on CPU. */
+
+    /* Its frames, the kernel's first, innermost first; NULL until
+     * resolved (kd_gap_set_frames()). */
+    char **frames;
+    size_t n_frames;
+    bool lost;                      /* A stack of it was gone from the
+                                     * map when it was resolved. */
+    size_t merged;                  /* How many stack pairs it stands
+                                     * for (kd_gap_merge_stacks()). */
+};
+
 struct kd_gap {
     unsigned int index;             /* 1 for the first one reported; 0
                                      * for one still going on. */
@@ -86,6 +114,20 @@ struct kd_gap {
     struct kd_gap_ran ran[KD_GAP_RAN];
     size_t n_ran;
     uint64_t ran_others_ns;
+
+    /* The on-CPU profile (--profile-hz; 'profile_hz' 0: off): the
+     * thread's samples in the interval, its stacks by decreasing samples
+     * (KD_GAP_STACKS at most, once merged), the samples of the stacks
+     * beyond them and those whose stack or count found no room in the
+     * maps; each with its share of the time on CPU. */
+    unsigned int profile_hz;
+    uint32_t samples;
+    struct kd_gap_profile_stack *stacks;
+    size_t n_stacks;
+    uint32_t other_samples;
+    uint64_t other_ns;
+    uint32_t lost_samples;
+    uint64_t lost_ns;
 };
 
 /* The interval's length. */
@@ -101,6 +143,30 @@ kd_gap_ns(const struct kd_gap *gap)
  * KD_GAP_SYSCALLS and KD_GAP_RAN. */
 void kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
                    unsigned int index, struct kd_gap *gap);
+
+/* Keeps the on-CPU profile of '*gap', decoded from 'ev' and sampled at
+ * 'hz' (0: none): its stacks, those of the 'n' 'counts' (read from map
+ * profile_counts) that are of its thread and interval; each stack's
+ * samples, and its estimated time, its share of the time on CPU as its
+ * share of the samples. */
+void kd_gap_set_profile(struct kd_gap *gap, const struct kd_gap_event *ev,
+                        unsigned int hz,
+                        const struct kd_profile_count *counts, size_t n);
+
+/* Gives stack 'i' of 'gap' its 'n' frames (taking 'frames', an array of
+ * strings the gap then owns), 'lost' if one of its stacks was gone. */
+void kd_gap_set_frames(struct kd_gap *gap, size_t i, char **frames,
+                       size_t n, bool lost);
+
+/* Once every stack of 'gap' has its frames: merges the stacks whose frames
+ * name the same functions ("name+0xOFF [module]" with any offsets: the
+ * same code paths at other instructions), each keeping the frames of its
+ * most sampled member, then keeps the KD_GAP_STACKS most sampled and
+ * sums the others. */
+void kd_gap_merge_stacks(struct kd_gap *gap);
+
+/* Frees what 'gap' owns (its stacks' frames). */
+void kd_gap_destroy(struct kd_gap *gap);
 
 /* Builds into 'ev' the interval that thread 'tid' of process 'pid', whose
  * tstate entry is 'g', is in at 'now' (on bpf_ktime_get_ns()'s clock, as

@@ -167,6 +167,30 @@ kd_map_clear(int fd, const struct kd_map_layout *l, size_t max_entries)
 }
 
 int
+kd_map_u32_keys(int fd, size_t max_entries, uint32_t **keys, size_t *n)
+{
+    uint32_t key, next;
+    int error = 0;
+
+    *keys = kd_xcalloc(max_entries ? max_entries : 1, sizeof **keys);
+    *n = 0;
+    for (void *prev = NULL; *n < max_entries; prev = &key) {
+        if (bpf_get_next_key(fd, prev, &next)) {
+            error = errno == ENOENT ? 0 : (errno ? errno : EIO);
+            break;
+        }
+        (*keys)[(*n)++] = key = next;
+    }
+    return error;
+}
+
+int
+kd_map_delete(int fd, const void *key)
+{
+    return kd_bpf_error(bpf_delete_elem(fd, (void *) key));
+}
+
+int
 kd_map_set_u64(int fd, uint32_t key, uint64_t value)
 {
     return kd_bpf_error(bpf_update_elem(fd, &key, &value, BPF_ANY));
@@ -202,6 +226,7 @@ kd_possible_cpus(void)
 {
     static int n_cpus = -1;
     char *line;
+    int n;
 
     if (n_cpus > 0) {
         return n_cpus;
@@ -209,25 +234,7 @@ kd_possible_cpus(void)
     if (kd_read_file_line("/sys/devices/system/cpu/possible", &line)) {
         return -1;
     }
-
-    /* A list of ranges: "0-3,8-11" or "0". */
-    int n = 0;
-    for (char *p = line; *p;) {
-        unsigned int lo, hi;
-        int len;
-
-        if (sscanf(p, "%u-%u%n", &lo, &hi, &len) == 2) {
-            n = hi + 1;
-        } else if (sscanf(p, "%u%n", &lo, &len) == 1) {
-            n = lo + 1;
-        } else {
-            break;
-        }
-        p += len;
-        if (*p == ',') {
-            p++;
-        }
-    }
+    n = kd_parse_cpu_list(line, NULL, 0);
     free(line);
     n_cpus = n > 0 ? n : -1;
     return n_cpus;

@@ -31,6 +31,13 @@ int kd_map_read(int fd, const struct kd_map_layout *, size_t max_entries,
 /* Deletes every entry of hash map 'fd'.  Returns 0 or a positive errno. */
 int kd_map_clear(int fd, const struct kd_map_layout *, size_t max_entries);
 
+/* Lists the keys, of 4 bytes, of map 'fd' (of at most 'max_entries') into
+ * a new array '*keys' of '*n'.  Returns 0 or a positive errno. */
+int kd_map_u32_keys(int fd, size_t max_entries, uint32_t **keys, size_t *n);
+
+/* Deletes 'key' from map 'fd'.  Returns 0 or a positive errno. */
+int kd_map_delete(int fd, const void *key);
+
 /* Sets the 'n' entries of array map 'fd', of 'value_size' bytes, to
  * zeros.  Returns 0 or a positive errno. */
 int kd_map_zero_array(int fd, size_t value_size, uint32_t n);

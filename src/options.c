@@ -82,10 +82,12 @@ struct kd_option_def {
     bool samples;
     bool no_samples;
 
-    /* Only with an option that has 'no_samples' (--long-poll-events), and
-     * not with one that has 'one_process' (it follows ovs-vswitchd by
-     * name, across restarts). */
+    /* Only with an option that has 'no_samples' (--long-poll-events). */
     bool watch_only;
+
+    /* Not with one that has 'one_process': it follows ovs-vswitchd by
+     * name, across restarts. */
+    bool follows_name;
 
     /* Names one process, or threads of one (-p, --tid): a restarted
      * ovs-vswitchd has new IDs. */
@@ -256,7 +258,7 @@ static const struct kd_option_def kd_option_defs[] = {
                 "(a terminal's only)",
     }, {
         .long_name = "wait-target",
-        KD_SETS(wait_target), .watch_only = true,
+        KD_SETS(wait_target), .watch_only = true, .follows_name = true,
         .help = "With --long-poll-events: wait for ovs-vswitchd\n"
                 "when it is not running, and re-attach when it\n"
                 "restarts, instead of ending the watch",
@@ -266,6 +268,14 @@ static const struct kd_option_def kd_option_defs[] = {
         KD_STRING(node_name),
         .help = "Add \"node\":NAME to every JSON record (default:\n"
                 "$KD_NODE_NAME when set)",
+    }, {
+        .long_name = "profile-hz",
+        .arg = KD_ARG_REQUIRED, .metavar = "HZ",
+        KD_UINT(profile_hz, 0, KD_MAX_PROFILE_HZ), .watch_only = true,
+        .help = "With --long-poll-events: sample the stacks of\n"
+                "threads inside a poll interval HZ times a second\n"
+                "(0 to 10000, default 0: off) and show each long\n"
+                "interval's stacks on CPU",
     }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
@@ -312,6 +322,8 @@ kd_options_needs(const struct kd_options *o)
     };
 
     needs.gaps = o->long_poll;
+    needs.profile = o->long_poll && o->profile_hz > 0
+                    && o->stack_trace_size > 0;
     needs.stats = !o->long_poll;
     needs.acct = o->long_poll || o->summary || o->json;
     needs.ran = needs.acct && needs.stats;
@@ -1313,7 +1325,7 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
         if (def->watch_only && given_at[i] && none == KD_N_OPTIONS) {
             return kd_arg_error(err, def, "requires --long-poll-events");
         }
-        for (size_t j = 0; def->watch_only && given_at[i]
+        for (size_t j = 0; def->follows_name && given_at[i]
                            && j < KD_N_OPTIONS; j++) {
             if (kd_option_defs[j].one_process && given_at[j]) {
                 return kd_not_allowed(err, def, &kd_option_defs[j]);

@@ -45,6 +45,7 @@ struct kd_options {
     uint64_t long_poll_ns;          /* Its threshold. */
     bool wait_target;               /* --wait-target: wait, re-attach. */
     const char *node_name;          /* --node-name, or $KD_NODE_NAME. */
+    unsigned int profile_hz;        /* --profile-hz: 0 is off. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };
@@ -59,6 +60,7 @@ extern const struct kd_options kd_options_defaults;
 #define KD_MAX_STACK_TRACES   (1u << 20)
 #define KD_MIN_MAX_THREADS    64u
 #define KD_MAX_MAX_THREADS    (1u << 20)
+#define KD_MAX_PROFILE_HZ     10000u
 
 /* --long-poll-events without a value: OVS's own threshold for its
  * "Unreasonably long poll interval" warning, 1 s. */
@@ -95,6 +97,8 @@ struct kd_needs {
     bool gaps;              /* --long-poll-events. */
     bool ran;               /* Who ran instead, per sample (--summary,
                              * --json). */
+    bool profile;           /* On-CPU stacks of long poll intervals
+                             * (--profile-hz). */
     bool upcalls;           /* Upcall statistics (not with
                              * --skip-upcall-stats, nor
                              * --long-poll-events), if the kernel can

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +238,28 @@ kd_program_attach_tracepoint(struct kd_program *prog, const char *func,
     return kd_program_add_link(prog, KD_LINK_TP, fd,
                                kd_xasprintf("tracepoint %s:%s", system,
                                             event),
+                               NULL, error);
+}
+
+int
+kd_program_attach_cpu_clock(struct kd_program *prog, const char *func,
+                            unsigned int hz, int cpu, unsigned int debug,
+                            char **error)
+{
+    int err, fd;
+
+    *error = NULL;
+    err = kd_program_load(prog, func, BPF_PROG_TYPE_PERF_EVENT, debug, &fd,
+                          error);
+    if (err) {
+        return err;
+    }
+    errno = 0;
+    fd = bpf_attach_perf_event(fd, PERF_TYPE_SOFTWARE,
+                               PERF_COUNT_SW_CPU_CLOCK, 0, hz, -1, cpu, -1);
+    return kd_program_add_link(prog, KD_LINK_PERF, fd,
+                               kd_xasprintf("the CPU clock of CPU %d at "
+                                            "%u Hz", cpu, hz),
                                NULL, error);
 }
 

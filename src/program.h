@@ -24,6 +24,7 @@ enum kd_link_kind {
     KD_LINK_TP,         /* Tracepoint: a perf event fd. */
     KD_LINK_KPROBE,     /* k(ret)probe: a perf event fd (+ probe event). */
     KD_LINK_UPROBE,     /* u(ret)probe: a perf event fd (+ probe event). */
+    KD_LINK_PERF,       /* A sampling perf event: its fd. */
 };
 
 /* One attachment of a function. */
@@ -93,6 +94,12 @@ int kd_program_attach_kprobe(struct kd_program *, const char *func,
 int kd_program_attach_tracepoint(struct kd_program *, const char *func,
                                  const char *system, const char *event,
                                  unsigned int debug, char **error);
+
+/* ...to a software CPU clock perf event of CPU 'cpu' (all its tasks),
+ * sampling at 'hz'. */
+int kd_program_attach_cpu_clock(struct kd_program *, const char *func,
+                                unsigned int hz, int cpu, unsigned int debug,
+                                char **error);
 
 /* File descriptor of map 'name', or -1. */
 int kd_program_map_fd(const struct kd_program *, const char *name);

@@ -553,6 +553,39 @@ kd_render_json_gap_syscall(struct kd_ds *ds, const struct kd_gap_syscall *s)
                      s->blocked_ns);
 }
 
+/* --profile-hz: the interval's on-CPU stacks, all of them. */
+static void
+kd_render_json_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
+{
+    bool first = true;
+
+    if (!gap->profile_hz) {
+        return;
+    }
+    kd_ds_put_format(ds, ",\"profile\":{\"hz\":%u,\"samples\":%" PRIu32
+                     ",\"other_samples\":%" PRIu32 ",\"other_ns\":%" PRIu64
+                     ",\"lost_samples\":%" PRIu32 ",\"lost_ns\":%" PRIu64
+                     "},\"on_cpu_stacks\":[", gap->profile_hz, gap->samples,
+                     gap->other_samples, gap->other_ns, gap->lost_samples,
+                     gap->lost_ns);
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        const struct kd_gap_profile_stack *st = &gap->stacks[i];
+        bool first_frame = true;
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"samples\":%" PRIu32 ",\"ns\":%" PRIu64
+                         ",\"merged\":%zu,\"lost\":%s,\"frames\":[",
+                         st->samples, st->ns, st->merged,
+                         st->lost ? "true" : "false");
+        for (size_t j = 0; j < st->n_frames; j++) {
+            kd_json_next(ds, &first_frame);
+            kd_json_string(ds, st->frames[j]);
+        }
+        kd_ds_put_cstr(ds, "]}");
+    }
+    kd_ds_put_char(ds, ']');
+}
+
 void
 kd_render_json_gap(struct kd_ds *ds, const char *node,
                    const struct kd_gap *gap, const struct kd_losses *total)
@@ -617,6 +650,7 @@ kd_render_json_gap(struct kd_ds *ds, const char *node,
     }
     kd_ds_put_format(ds, "],\"ran_instead_others_ns\":%" PRIu64,
                      gap->ran_others_ns);
+    kd_render_json_gap_stacks(ds, gap);
     if (gap->in_progress && gap->open_syscall >= 0) {
         char name[64];
 

@@ -317,6 +317,74 @@ kd_render_text_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
     }
 }
 
+/* How many of an interval's on-CPU stacks the text shows; JSON has them
+ * all. */
+#define KD_TEXT_STACKS 5
+
+/* One line of the [ON CPU STACKS] table: 'samples' of 'whole', 'ns'. */
+static void
+kd_render_text_stack_row(struct kd_ds *ds, const char *label,
+                         uint32_t samples, uint32_t whole, uint64_t ns)
+{
+    kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu32 " ", label,
+                     samples);
+    kd_render_text_share(ds, samples, whole);
+    kd_ds_put_cstr(ds, "  ");
+    kd_report_num(ds, ns, 16);
+    kd_ds_put_char(ds, '\n');
+}
+
+static void
+kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
+{
+    uint32_t rest = 0;
+    uint64_t rest_ns = 0;
+
+    if (!gap->profile_hz) {
+        return;
+    }
+    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[ON CPU STACKS] %" PRIu32
+                     " samples at %u Hz\n" KD_REPORT_INDENT
+                     "%-22s %7s %8s  %16s\n", gap->samples, gap->profile_hz,
+                     "STACK", "SAMPLES", "SHARE", "EST. ON CPU ns");
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        const struct kd_gap_profile_stack *st = &gap->stacks[i];
+        char label[64];
+
+        if (i >= KD_TEXT_STACKS) {
+            rest += st->samples;
+            rest_ns += st->ns;
+            continue;
+        }
+        if (st->lost) {
+            snprintf(label, sizeof label, "#%zu (stack lost)", i + 1);
+        } else if (st->merged > 1) {
+            snprintf(label, sizeof label, "#%zu (%zu merged)", i + 1,
+                     st->merged);
+        } else {
+            snprintf(label, sizeof label, "#%zu", i + 1);
+        }
+        kd_render_text_stack_row(ds, label, st->samples, gap->samples,
+                                 st->ns);
+        for (size_t j = 0; j < st->n_frames; j++) {
+            kd_ds_put_cstr(ds, KD_REPORT_INDENT "  ");
+            kd_ds_put_safe_cstr(ds, st->frames[j]);
+            kd_ds_put_char(ds, '\n');
+        }
+    }
+    rest += gap->other_samples;
+    rest_ns += gap->other_ns;
+    if (rest) {
+        kd_render_text_stack_row(ds, "(other stacks)", rest, gap->samples,
+                                 rest_ns);
+    }
+    if (gap->lost_samples) {
+        kd_render_text_stack_row(ds, "(no room in the map)",
+                                 gap->lost_samples, gap->samples,
+                                 gap->lost_ns);
+    }
+}
+
 /* "# Dominant: PART, N ns (P%)", and who ran instead, when the run queue
  * dominates. */
 static void
@@ -369,6 +437,7 @@ kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
     kd_render_text_gap_parts(ds, gap);
     kd_render_text_gap_syscalls(ds, gap);
     kd_render_text_gap_ran(ds, gap);
+    kd_render_text_gap_stacks(ds, gap);
     kd_render_text_gap_dominant(ds, gap);
 }
 

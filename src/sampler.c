@@ -20,6 +20,7 @@
 #include "options.h"
 #include "output.h"
 #include "snapshot.h"
+#include "symbols.h"
 #include "target.h"
 #include "util.h"
 #include "waiter.h"
@@ -265,14 +266,83 @@ kd_sampler_watch_losses(const struct kd_sampler *s)
     kd_losses_destroy(&losses);
 }
 
+/* Appends to 'frames' (of '*n') the frames of stack 'id' of the profile's
+ * stack map (of the kernel if 'kernel').  Returns false if the stack is
+ * gone from the map. */
+static bool
+kd_sampler_stack_frames(const struct kd_sampler *s,
+                        struct kd_symbols *symbols, int32_t id, bool kernel,
+                        char **frames, size_t *n)
+{
+    uint64_t ips[KD_STACK_DEPTH];
+    size_t n_ips;
+
+    if (id < 0) {
+        return true;
+    }
+    n_ips = kd_capture_profile_stack(s->capture, id, ips);
+    for (size_t i = 0; i < n_ips; i++) {
+        char frame[512];
+
+        kd_symbols_format(symbols, kernel, ips[i], frame, sizeof frame);
+        frames[(*n)++] = kd_xstrdup(frame);
+    }
+    return n_ips > 0;
+}
+
+/* The counts of map profile_counts (--profile-hz), read at most once per
+ * report of a batch of intervals. */
+struct kd_profile_counts {
+    bool read;
+    struct kd_profile_count *v;
+    size_t n;
+};
+
+/* Gives 'gap', decoded from 'ev', its on-CPU profile, frames resolved,
+ * from 'counts' (read first if need be). */
+static void
+kd_sampler_gap_profile(const struct kd_sampler *s,
+                       struct kd_symbols *symbols,
+                       struct kd_profile_counts *counts,
+                       const struct kd_gap_event *ev, struct kd_gap *gap)
+{
+    if (s->options->profile_hz && !counts->read) {
+        char *error = NULL;
+
+        counts->read = true;
+        if (kd_capture_profile_counts(s->capture, &counts->v, &counts->n,
+                                      &error)) {
+            kd_output_error(s->output, "%s\n", error);
+        }
+        free(error);
+    }
+    kd_gap_set_profile(gap, ev, s->options->profile_hz, counts->v,
+                       counts->n);
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        const struct kd_gap_profile_stack *st = &gap->stacks[i];
+        char **frames = kd_xcalloc(2 * KD_STACK_DEPTH, sizeof *frames);
+        size_t n = 0;
+        bool found;
+
+        found = kd_sampler_stack_frames(s, symbols, st->kernel_stack_id,
+                                        true, frames, &n);
+        found &= kd_sampler_stack_frames(s, symbols, st->user_stack_id,
+                                         false, frames, &n);
+        kd_gap_set_frames(gap, i, frames, n, !found);
+    }
+    kd_gap_merge_stacks(gap);
+}
+
 /* Reports the long poll intervals the events brought, those of the
  * threads the filter keeps, until '*reported' reaches 'limit'. */
 static void
-kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
+kd_sampler_watch_report(const struct kd_sampler *s,
+                        struct kd_symbols *symbols, unsigned int *reported,
                         unsigned int limit, uint64_t *longest)
 {
     struct kd_event_state *ev = &kd_capture_events(s->capture)->state;
     int64_t offset = kd_sampler_mono_to_wall_ns();
+    struct kd_profile_counts counts = { .read = false };
     bool warned = false;
 
     for (size_t i = 0; i < ev->n_gaps && *reported < limit; i++) {
@@ -290,10 +360,13 @@ kd_sampler_watch_report(const struct kd_sampler *s, unsigned int *reported,
         if (kd_gap_ns(&gap) > *longest) {
             *longest = kd_gap_ns(&gap);
         }
+        kd_sampler_gap_profile(s, symbols, &counts, &ev->gaps[i], &gap);
         s->output->long_poll(s->output, &gap,
                              kd_capture_total_losses(s->capture));
+        kd_gap_destroy(&gap);
     }
     ev->n_gaps = 0;
+    free(counts.v);
 }
 
 /* Intervals still going on (--long-poll-events): each one is reported
@@ -351,12 +424,14 @@ kd_open_gap_find(struct kd_open_gaps *open, uint32_t tid, uint64_t start_ns,
  * the end of the run), and forgets those that ended. */
 static void
 kd_sampler_watch_progress(const struct kd_sampler *s,
+                          struct kd_symbols *symbols,
                           struct kd_open_gaps *open, bool last)
 {
     const struct kd_options *o = s->options;
     uint64_t first = o->long_poll_ns > KD_PROGRESS_MIN_NS
                      ? o->long_poll_ns : KD_PROGRESS_MIN_NS;
     int64_t offset = kd_sampler_mono_to_wall_ns();
+    struct kd_profile_counts counts = { .read = false };
     uint64_t now = kd_now_ns();
     struct kd_gap_event *events;
     char *error = NULL;
@@ -396,8 +471,10 @@ kd_sampler_watch_progress(const struct kd_sampler *s,
         }
         kd_gap_decode(ev, offset, 0, &gap);
         if (kd_thread_filter_match(s->filter, gap.tid, gap.name)) {
+            kd_sampler_gap_profile(s, symbols, &counts, ev, &gap);
             s->output->long_poll(s->output, &gap,
                                  kd_capture_total_losses(s->capture));
+            kd_gap_destroy(&gap);
         }
     }
     for (size_t i = 0; i < open->n; i++) {
@@ -407,6 +484,25 @@ kd_sampler_watch_progress(const struct kd_sampler *s,
     }
     open->n = kept;
     free(events);
+    free(counts.v);
+}
+
+/* --profile-hz: lets the stacks that no interval holds go, every 100 ms
+ * ('*last': when it last did). */
+static void
+kd_sampler_profile_sweep(const struct kd_sampler *s, uint64_t *last)
+{
+    uint64_t now = kd_now_ns();
+    char *error = NULL;
+
+    if (now - *last < 100000000ull) {
+        return;
+    }
+    *last = now;
+    if (kd_capture_profile_sweep(s->capture, &error)) {
+        kd_output_error(s->output, "%s\n", error);
+    }
+    free(error);
 }
 
 /* --long-poll-events: capture from now on, with no pause, and report each
@@ -420,7 +516,8 @@ kd_sampler_watch(struct kd_sampler *s)
     struct kd_events *events = kd_capture_events(s->capture);
     struct kd_status st = { .trigger = NULL };
     struct kd_open_gaps open = { .v = NULL };
-    uint64_t since = kd_now_ns();
+    struct kd_symbols symbols;
+    uint64_t since = kd_now_ns(), swept = since;
     unsigned int *reported = &s->reported;
     int err;
 
@@ -431,6 +528,7 @@ kd_sampler_watch(struct kd_sampler *s)
         return err;
     }
     s->output->watch_start(s->output, o->long_poll_ns);
+    kd_symbols_init(&symbols, kd_capture_tgid(s->capture));
 
     /* Wakes up at least every 100 ms: the eBPF side wakes it for the
      * first of a flood of intervals only (KD_GAP_WAKEUP_NS). */
@@ -443,21 +541,25 @@ kd_sampler_watch(struct kd_sampler *s)
                             strerror(err));
             break;
         }
-        kd_sampler_watch_report(s, reported, limit, &st.longest_ns);
+        kd_sampler_watch_report(s, &symbols, reported, limit,
+                                &st.longest_ns);
         if (*reported < limit) {
-            kd_sampler_watch_progress(s, &open, false);
+            kd_sampler_watch_progress(s, &symbols, &open, false);
         }
+        kd_sampler_profile_sweep(s, &swept);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit, and
          * those still going on. */
         kd_events_drain(events);
-        kd_sampler_watch_report(s, reported, limit, &st.longest_ns);
+        kd_sampler_watch_report(s, &symbols, reported, limit,
+                                &st.longest_ns);
         if (*reported < limit) {
-            kd_sampler_watch_progress(s, &open, true);
+            kd_sampler_watch_progress(s, &symbols, &open, true);
         }
     }
     free(open.v);
+    kd_symbols_destroy(&symbols);
     kd_output_status_clear(s->output);
     kd_capture_set(s->capture, KD_CAPTURE_STOPPED);
     s->output->watch_stop(s->output);

@@ -441,3 +441,41 @@ kd_utc_time(const struct timespec *ts, char buf[32])
     snprintf(buf, 32, "%.19s.%06ldZ", date, ts->tv_nsec / 1000 % 1000000);
     return buf;
 }
+
+int
+kd_parse_cpu_list(const char *list, bool *cpus, size_t n)
+{
+    int top = 0;
+
+    if (cpus) {
+        memset(cpus, 0, n * sizeof *cpus);
+    }
+    for (const char *p = list; *p && *p != '\n';) {
+        unsigned int lo, hi;
+        int len;
+
+        if (sscanf(p, "%u-%u%n", &lo, &hi, &len) == 2 && lo <= hi) {
+            /* A range. */
+        } else if (sscanf(p, "%u%n", &lo, &len) == 1) {
+            hi = lo;
+        } else {
+            return -1;
+        }
+        if (hi >= 1u << 20) {
+            return -1;
+        }
+        for (unsigned int cpu = lo; cpus && cpu <= hi && cpu < n; cpu++) {
+            cpus[cpu] = true;
+        }
+        if ((int) hi + 1 > top) {
+            top = hi + 1;
+        }
+        p += len;
+        if (*p == ',') {
+            p++;
+        } else if (*p && *p != '\n') {
+            return -1;
+        }
+    }
+    return top ? top : -1;
+}

@@ -75,6 +75,11 @@ int kd_read_file_buf(const char *path, bool first_line, char *buf,
  * errno. */
 int kd_read_file_line(const char *path, char **line);
 
+/* Parses a CPU list as the kernel writes it ("0-3,8-11", "0"): returns 1 +
+ * the highest CPU listed, or -1 when 'list' is not one; marks in 'cpus'
+ * (of 'n' entries, when not NULL) those listed. */
+int kd_parse_cpu_list(const char *list, bool *cpus, size_t n);
+
 /* The same, but all of the file (at most 4,095 bytes) but one final
  * newline: a thread's name, in /proc/PID/task/TID/comm, may hold
  * newlines. */

@@ -49,22 +49,25 @@ struct shape {
     bool stop;                  /* --stop-trigger */
     bool summary;               /* --summary (time accounts) */
     bool long_poll;             /* --long-poll-events */
+    unsigned int profile_hz;    /* --profile-hz */
 };
 
 static const struct shape shapes[] = {
-    { "default", true, false, 4096, false, false, false, false, false },
+    { "default", true, false, 4096, false, false, false, false, false, 0 },
     { "skip-upcall-stats", false, false, 4096, false, false, false, false,
-      false },
-    { "everything", true, true, 4096, true, true, true, true, false },
+      false, 0 },
+    { "everything", true, true, 4096, true, true, true, true, false, 0 },
     { "events without stacks", true, true, 0, false, false, false, false,
-      false },
+      false, 0 },
     { "start trigger only", true, false, 4096, false, true, false, false,
-      false },
+      false, 0 },
     { "stop trigger only", true, false, 4096, false, false, true, false,
-      false },
-    { "summary", true, false, 4096, false, false, false, true, false },
+      false, 0 },
+    { "summary", true, false, 4096, false, false, false, true, false, 0 },
     { "long poll events", false, false, 4096, false, false, false, false,
-      true },
+      true, 0 },
+    { "long poll events profiled", false, false, 4096, false, false, false,
+      false, true, 99 },
 };
 
 /* Shapes by name, for the tests that run them. */
@@ -79,6 +82,9 @@ func_type(const char *name)
 {
     if (!strncmp(name, KD_RAW_TP_PREFIX, strlen(KD_RAW_TP_PREFIX))) {
         return BPF_PROG_TYPE_RAW_TRACEPOINT;
+    }
+    if (!strcmp(name, "kd_profile")) {
+        return BPF_PROG_TYPE_PERF_EVENT;
     }
     return BPF_PROG_TYPE_KPROBE;
 }
@@ -113,6 +119,7 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
     o.stop_trigger = shape->stop ? "kr:do_nanosleep" : NULL;
     o.summary = shape->summary;
     o.long_poll = shape->long_poll;
+    o.profile_hz = shape->profile_hz;
 
     *prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     if (!CHECK_INT(kd_layout_init(&layout, headers, &error), 0)
@@ -161,6 +168,8 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
           == shape->start);
     CHECK(!!bpf_function_start(prog->module, "kd_stop_trigger_probe")
           == shape->stop);
+    CHECK(!!bpf_function_start(prog->module, "kd_profile")
+          == (shape->profile_hz > 0));
     CHECK(bpf_function_start(prog->module, "raw_tracepoint__sys_exit"));
     return true;
 }

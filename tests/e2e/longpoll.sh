@@ -673,6 +673,92 @@ scenario_long_poll_usersys() {
     fi
 }
 
+# The on-CPU profile (--profile-hz) of one interval whose time on CPU is
+# known in user space and in the kernel (the workload's "usersys" job):
+# the samples of the stacks through usersys_user() and usersys_kernel()
+# split as the two parts' CPU time does, within the sampling error
+# (5 sigma of a binomial of the run's own sample count) and the samples
+# left unattributed; the read()s' samples are in the kernel; the counts
+# add up; the estimated times add up to the time on CPU.
+scenario_long_poll_profile() {
+    local tag=long_poll_profile pid=${WL_PID[main]}
+    local rv=${WL_TID[main:revalidator2]} hz=997 u k n su sk rest
+    local got want tol
+
+    lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
+        --profile-hz $hz || return
+    wl_cmd main "usersys 150 100" \
+        || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    lp_end $tag
+    lp_check_records $tag
+
+    u=$(reply_field user_ns) k=$(reply_field kernel_ns)
+    if ! is_uint "$u" || ! is_uint "$k" || ((u + k == 0)); then
+        fail "$tag: the workload's truth" "user_ns=... kernel_ns=..." \
+             "$WL_REPLY_LINE"
+        return
+    fi
+    lp_record "$rv"
+    n=$(lr .profile.samples)
+    check_eq "$tag: the profile's rate" "$hz" "$(lr .profile.hz)"
+    if ! is_uint "$n" || ((n < 20)); then
+        fail "$tag: samples of the interval" "at least 20" "${n:-none}"
+        return
+    fi
+    pass "$tag: $n samples of revalidator2's interval"
+    check_eq "$tag: the stacks' samples, the others and the lost add up" \
+             "$n" "$(lr '([.on_cpu_stacks[].samples] | add // 0)
+                         + .profile.other_samples + .profile.lost_samples')"
+    check_close "$tag: the stacks' estimated times add up to on_cpu_ns" \
+                "$(lr .on_cpu_ns)" \
+                "$(lr '([.on_cpu_stacks[].ns] | add // 0)
+                       + .profile.other_ns + .profile.lost_ns')" 32
+    # A stack walked by frame pointers skips the caller of a leaf without
+    # a frame (the vDSO's clock_gettime() in the spin, libc's read()), so
+    # the two parts are told apart by where the samples hit: in user space
+    # (no kernel frame) or in the kernel, under the workload's code.
+    su=$(lr '[.on_cpu_stacks[] | select(all(.frames[];
+                                            endswith(" [kernel]") | not)
+                                        and any(.frames[];
+                                                endswith(" [workload]")))
+              | .samples] | add // 0')
+    sk=$(lr '[.on_cpu_stacks[] | select(any(.frames[]; endswith(" [kernel]"))
+                                        and any(.frames[];
+                                                endswith(" [workload]")))
+              | .samples] | add // 0')
+    rest=$((n - su - sk))
+    # In per mille: the user part's share of the two parts' samples
+    # against its share of their CPU time; the samples elsewhere (stacks
+    # beyond the 16 kept, lost, the job's edges) count against it.
+    want=$((1000 * u / (u + k)))
+    if ((su + sk == 0)); then
+        fail "$tag: samples under the workload's code" "some" \
+             "none: $(lr '.on_cpu_stacks[0].frames' | head -c 300)"
+        return
+    fi
+    got=$((1000 * su / (su + sk)))
+    tol=$(awk -v p="$want" -v n=$((su + sk)) -v r="$rest" -v all="$n" '
+        BEGIN {
+            p /= 1000
+            printf "%d", 1000 * (5 * sqrt(p * (1 - p) / n) + r / all) + 1
+        }')
+    if ((got - want <= tol && want - got <= tol)); then
+        pass "$tag: the user-space samples' share, $got per mille, vs" \
+             "the spin's share of the CPU time, $want (tolerance $tol:" \
+             "5 sigma of $((su + sk)) samples, $rest elsewhere)"
+    else
+        fail "$tag: the user-space samples' share (per mille)" \
+             "$want +-$tol" "$got ($su user, $sk kernel, $rest elsewhere)"
+        lr '.on_cpu_stacks[:4][] | "\(.samples): \(.frames | join(" < "))"' \
+            | sed 's/^/#   /'
+    fi
+    # The read()s' kernel stacks: from read() down to /dev/zero's.
+    check_eq "$tag: a stack of the read()s names the kernel's read path" \
+             true "$(lr '[.on_cpu_stacks[].frames
+                          | any(.[]; test("^(ksys_read|vfs_read)\\+"))]
+                         | any')"
+}
+
 # An interval that has not ended: revalidator2 sleeps 3 s between two
 # poll() calls, with a 200 ms threshold.  Each scan that finds it longer
 # than the threshold, then than each doubling of it, reports it in

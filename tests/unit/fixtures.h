@@ -365,4 +365,52 @@ make_gap_event(struct kd_gap_event *ev)
     };
 }
 
+/* An interval's on-CPU profile for make_gap_event()'s event (97 ms on
+ * CPU, thread 42): 100 samples, 2 lost; three stack pairs of its interval,
+ * the last two of the same functions (at other offsets), and two counts
+ * of other intervals.  '*gap' is decoded from '*ev', profiled at 99 Hz,
+ * its frames set; kd_gap_destroy() frees them. */
+static inline void
+make_profiled_gap(struct kd_gap_event *ev, struct kd_gap *gap)
+{
+    static const char *const frames[3][3] = {
+        { "spin+0x1 [ovs-vswitchd]", "main+0x2 [ovs-vswitchd]", NULL },
+        { "clear_user+0x10 [kernel]", "read+0x5 [libc.so.6]",
+          "main+0x2 [ovs-vswitchd]" },
+        { "clear_user+0x22 [kernel]", "read+0x9 [libc.so.6]",
+          "main+0x7 [ovs-vswitchd]" },
+    };
+    struct kd_profile_count counts[5];
+
+    make_gap_event(ev);
+    ev->detail.profile.samples = 100;
+    ev->detail.profile.lost_samples = 2;
+    memset(counts, 0, sizeof counts);
+    for (int i = 0; i < 5; i++) {
+        counts[i].key.tid = i == 3 ? 43 : 42;
+        counts[i].key.start_ns = i == 4 ? ev->start_ns + 1 : ev->start_ns;
+        counts[i].key.user_stack_id = 10 + i;
+        counts[i].key.kernel_stack_id = i ? 20 + i : -1;
+    }
+    counts[0].samples = 50;
+    counts[1].samples = 30;
+    counts[2].samples = 18;
+    counts[3].samples = 7;
+    counts[4].samples = 9;
+    kd_gap_decode(ev, 0, 1, gap);
+    kd_gap_set_profile(gap, ev, 99, counts, 5);
+    for (size_t i = 0; i < gap->n_stacks; i++) {
+        int which = gap->stacks[i].samples == 50 ? 0
+                    : gap->stacks[i].samples == 30 ? 1 : 2;
+        char **f = kd_xcalloc(3, sizeof *f);
+        size_t n = 0;
+
+        while (n < 3 && frames[which][n]) {
+            f[n] = kd_xstrdup(frames[which][n]);
+            n++;
+        }
+        kd_gap_set_frames(gap, i, f, n, false);
+    }
+}
+
 #endif /* fixtures.h */

@@ -209,11 +209,75 @@ test_gap_in_progress(void)
     CHECK_INT(gap.open_syscall, -1);
 }
 
+/* The profile: the interval's own counts, by decreasing samples, their
+ * share of the time on CPU; stacks of the same functions merged; beyond
+ * KD_GAP_STACKS, summed. */
+static void
+test_gap_profile(void)
+{
+    struct kd_profile_count counts[KD_GAP_STACKS + 4];
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_profiled_gap(&ev, &gap);
+    CHECK_UINT(gap.profile_hz, 99);
+    CHECK_UINT(gap.samples, 100);
+    CHECK_UINT(gap.lost_samples, 2);
+    CHECK_UINT(gap.lost_ns, 97000000 * 2 / 100);
+    CHECK_UINT(gap.n_stacks, 3);
+    CHECK_UINT(gap.stacks[0].samples, 50);
+    CHECK_INT(gap.stacks[0].kernel_stack_id, -1);
+    CHECK_UINT(gap.stacks[0].ns, 97000000 / 2);
+    CHECK_UINT(gap.stacks[2].samples, 18);
+
+    kd_gap_merge_stacks(&gap);
+    CHECK_UINT(gap.n_stacks, 2);
+    CHECK_UINT(gap.stacks[1].samples, 48);
+    CHECK_UINT(gap.stacks[1].merged, 2);
+    CHECK_UINT(gap.stacks[1].ns, 97000000ull * 48 / 100);
+    CHECK_STR(gap.stacks[1].frames[0], "clear_user+0x10 [kernel]");
+    CHECK_UINT(gap.other_samples, 0);
+    kd_gap_destroy(&gap);
+    CHECK(!gap.stacks);
+
+    /* More stacks than a report keeps; distinct functions. */
+    memset(counts, 0, sizeof counts);
+    for (size_t i = 0; i < KD_ARRAY_SIZE(counts); i++) {
+        counts[i].key.tid = 42;
+        counts[i].key.start_ns = ev.start_ns;
+        counts[i].key.user_stack_id = i;
+        counts[i].key.kernel_stack_id = -1;
+        counts[i].samples = 1 + i;
+    }
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_gap_set_profile(&gap, &ev, 99, counts, KD_ARRAY_SIZE(counts));
+    CHECK_UINT(gap.n_stacks, KD_ARRAY_SIZE(counts));
+    for (size_t i = 0; i < gap.n_stacks; i++) {
+        char **f = kd_xcalloc(1, sizeof *f);
+
+        f[0] = kd_xasprintf("f%zu+0x1 [m]", i);
+        kd_gap_set_frames(&gap, i, f, 1, false);
+    }
+    kd_gap_merge_stacks(&gap);
+    CHECK_UINT(gap.n_stacks, KD_GAP_STACKS);
+    CHECK_UINT(gap.stacks[0].samples, KD_ARRAY_SIZE(counts));
+    CHECK_UINT(gap.other_samples, 1 + 2 + 3 + 4);
+    kd_gap_destroy(&gap);
+
+    /* Off: nothing. */
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_gap_set_profile(&gap, &ev, 0, counts, KD_ARRAY_SIZE(counts));
+    CHECK_UINT(gap.n_stacks, 0);
+    CHECK_UINT(gap.profile_hz, 0);
+    kd_gap_destroy(&gap);
+}
+
 static const struct test tests[] = {
     TEST(test_gap_decode),
     TEST(test_gap_decode_edges),
     TEST(test_gap_in_progress),
     TEST(test_gap_names),
+    TEST(test_gap_profile),
 };
 
 CHECK_SUITE(gap, tests)

@@ -42,7 +42,9 @@
     "                    [--histogram] [--json] [--list-probes]\n"     \
     "                    [--long-poll-events [DURATION_NS]] [--wall-clock] "\
     "[-q]\n"                                                            \
-    "                    [--wait-target] [--node-name NAME] [--version]\n"
+    "                    [--wait-target] [--node-name NAME] "            \
+    "[--profile-hz HZ]\n"                                               \
+    "                    [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -125,6 +127,12 @@ static const char help_rest[] =
     "  --node-name NAME      Add \"node\":NAME to every JSON record "
     "(default:\n"
     "                        $KD_NODE_NAME when set)\n"
+    "  --profile-hz HZ       With --long-poll-events: sample the stacks of\n"
+    "                        threads inside a poll interval HZ times a "
+    "second\n"
+    "                        (0 to 10000, default 0: off) and show each "
+    "long\n"
+    "                        interval's stacks on CPU\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"
@@ -1281,6 +1289,34 @@ test_options_suggest(void)
     kd_ds_destroy(&ds);
 }
 
+/* --profile-hz: 0 to 10000, only with --long-poll-events (with -p or
+ * --tid too); the profile needs a stack map (--stack-trace-size). */
+static void
+test_options_profile_hz(void)
+{
+    struct kd_options o;
+    struct kd_needs needs;
+
+    PARSE_OK(&o, "--long-poll-events", NULL);
+    CHECK_INT(o.profile_hz, 0);
+    CHECK(!kd_options_needs(&o).profile);
+    PARSE_OK(&o, "--long-poll-events", "--profile-hz", "99", "-p", "1",
+             NULL);
+    CHECK_INT(o.profile_hz, 99);
+    needs = kd_options_needs(&o);
+    CHECK(needs.profile && needs.gaps);
+    PARSE_OK(&o, "--profile-hz=10000", "--tid", "7", "--long-poll-events",
+             NULL);
+    CHECK_INT(o.profile_hz, 10000);
+    PARSE_OK(&o, "--long-poll-events", "--profile-hz", "99",
+             "--stack-trace-size", "0", NULL);
+    CHECK(!kd_options_needs(&o).profile);
+    CHECK_USAGE_ERROR("argument --profile-hz: requires --long-poll-events",
+                      "--profile-hz", "99", NULL);
+    CHECK_USAGE_ERROR("argument --profile-hz: must be at most 10000",
+                      "--long-poll-events", "--profile-hz", "10001", NULL);
+}
+
 /* --wait-target: only with --long-poll-events, never with -p or --tid (a
  * restarted ovs-vswitchd has new IDs); --node-name
  * and its default from $KD_NODE_NAME. */
@@ -1328,6 +1364,7 @@ test_options_fleet(void)
 
 static const struct test tests[] = {
     TEST(test_options_fleet),
+    TEST(test_options_profile_hz),
     TEST(test_options_defaults),
     TEST(test_options_long_and_short),
     TEST(test_options_optional_arguments),

@@ -299,6 +299,42 @@ test_render_json_target(void)
     kd_ds_destroy(&ds);
 }
 
+/* --profile-hz: "profile" and "on_cpu_stacks", frames escaped; neither
+ * without it. */
+static void
+test_render_json_gap_stacks(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_losses total = KD_LOSSES_INITIALIZER;
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_profiled_gap(&ev, &gap);
+    free(gap.stacks[0].frames[0]);
+    gap.stacks[0].frames[0] = kd_xstrdup("sp\033n+0x1 [ovs-vswitchd]");
+    kd_gap_merge_stacks(&gap);
+    kd_render_json_gap(&ds, NULL, &gap, &total);
+    CHECK(strstr(kd_ds_cstr(&ds),
+        ",\"ran_instead_others_ns\":4000000,"
+        "\"profile\":{\"hz\":99,\"samples\":100,\"other_samples\":0,"
+        "\"other_ns\":0,\"lost_samples\":2,\"lost_ns\":1940000},"
+        "\"on_cpu_stacks\":[{\"samples\":50,\"ns\":48500000,\"merged\":1,"
+        "\"lost\":false,\"frames\":[\"sp\\u001bn+0x1 [ovs-vswitchd]\","
+        "\"main+0x2 [ovs-vswitchd]\"]},{\"samples\":48,\"ns\":46560000,"
+        "\"merged\":2,\"lost\":false,\"frames\":[\"clear_user+0x10 "
+        "[kernel]\",\"read+0x5 [libc.so.6]\",\"main+0x2 [ovs-vswitchd]\"]}],"
+        "\"warnings\":"));
+    kd_ds_destroy(&ds);
+    kd_gap_destroy(&gap);
+
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_render_json_gap(&ds, NULL, &gap, &total);
+    CHECK(!strstr(kd_ds_cstr(&ds), "profile"));
+    CHECK(!strstr(kd_ds_cstr(&ds), "on_cpu_stacks"));
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
     TEST(test_render_json_target),
     TEST(test_render_json_sample),
@@ -309,6 +345,7 @@ static const struct test tests[] = {
     TEST(test_render_json_exited),
     TEST(test_render_json_gap),
     TEST(test_render_json_gap_progress),
+    TEST(test_render_json_gap_stacks),
 };
 
 CHECK_SUITE(render_json, tests)

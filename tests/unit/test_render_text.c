@@ -435,6 +435,50 @@ test_render_text_target(void)
     kd_ds_destroy(&ds);
 }
 
+/* --profile-hz: the interval's stacks on CPU, under its other blocks,
+ * frames escaped. */
+static void
+test_render_text_gap_stacks(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+    const char *text;
+
+    make_profiled_gap(&ev, &gap);
+    free(gap.stacks[0].frames[0]);
+    gap.stacks[0].frames[0] = kd_xstrdup("sp\033n+0x1 [ovs-vswitchd]");
+    kd_gap_merge_stacks(&gap);
+    kd_render_text_gap(&ds, &gap);
+    text = strstr(kd_ds_cstr(&ds), "\n" KD_REPORT_INDENT "[ON CPU STACKS]");
+    CHECK_STR(text,
+        "\n"
+        "                            [ON CPU STACKS] 100 samples at 99 Hz\n"
+        "                            STACK                  SAMPLES    SHARE"
+        "    EST. ON CPU ns\n"
+        "                            #1                          50    50.0%"
+        "        48,500,000\n"
+        "                              sp\\x1bn+0x1 [ovs-vswitchd]\n"
+        "                              main+0x2 [ovs-vswitchd]\n"
+        "                            #2 (2 merged)               48    48.0%"
+        "        46,560,000\n"
+        "                              clear_user+0x10 [kernel]\n"
+        "                              read+0x5 [libc.so.6]\n"
+        "                              main+0x2 [ovs-vswitchd]\n"
+        "                            (no room in the map)         2     2.0%"
+        "         1,940,000\n"
+        "# Dominant: stopped, 400,000,000 ns (40.0%).\n");
+    kd_ds_destroy(&ds);
+    kd_gap_destroy(&gap);
+
+    /* Without --profile-hz, no block. */
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_render_text_gap(&ds, &gap);
+    CHECK(!strstr(kd_ds_cstr(&ds), "ON CPU STACKS"));
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
     TEST(test_render_text_target),
     TEST(test_render_text_sample),
@@ -446,6 +490,7 @@ static const struct test tests[] = {
     TEST(test_render_text_exited),
     TEST(test_render_text_gap),
     TEST(test_render_text_gap_progress),
+    TEST(test_render_text_gap_stacks),
     TEST(test_render_text_watch_end),
 };
 

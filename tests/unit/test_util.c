@@ -235,7 +235,27 @@ test_fixed_cstr(void)
     CHECK_STR(kd_fixed_cstr(buf, full, 3), "abc");
 }
 
+/* CPU lists as the kernel writes them (cpu/online, cpu/possible). */
+static void
+test_util_cpu_list(void)
+{
+    bool cpus[16];
+
+    CHECK_INT(kd_parse_cpu_list("0", NULL, 0), 1);
+    CHECK_INT(kd_parse_cpu_list("0-3,8-11\n", cpus, 16), 12);
+    CHECK(cpus[0] && cpus[3] && !cpus[4] && !cpus[7] && cpus[8]
+          && cpus[11] && !cpus[12]);
+    CHECK_INT(kd_parse_cpu_list("0,2", cpus, 2), 3);
+    CHECK(cpus[0] && !cpus[1]);
+    CHECK_INT(kd_parse_cpu_list("", NULL, 0), -1);
+    CHECK_INT(kd_parse_cpu_list("3-1", NULL, 0), -1);
+    CHECK_INT(kd_parse_cpu_list("0-x", NULL, 0), -1);
+    CHECK_INT(kd_parse_cpu_list("0;1", NULL, 0), -1);
+    CHECK_INT(kd_parse_cpu_list("2000000", NULL, 0), -1);
+}
+
 static const struct test tests[] = {
+    TEST(test_util_cpu_list),
     TEST(test_fixed_cstr),
     TEST(test_read_file_line),
     TEST(test_read_file_buf),
