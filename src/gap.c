@@ -291,7 +291,7 @@ kd_gap_set_profile(struct kd_gap *gap, const struct kd_gap_event *ev,
 
 void
 kd_gap_set_frames(struct kd_gap *gap, size_t i, char **frames, size_t n,
-                  bool lost)
+                  size_t n_kernel, bool lost)
 {
     struct kd_gap_profile_stack *s = &gap->stacks[i];
 
@@ -301,6 +301,7 @@ kd_gap_set_frames(struct kd_gap *gap, size_t i, char **frames, size_t n,
     free(s->frames);
     s->frames = frames;
     s->n_frames = n;
+    s->n_kernel_frames = n_kernel;
     s->lost = lost;
 }
 
@@ -351,7 +352,7 @@ kd_gap_merge_stacks(struct kd_gap *gap)
         if (j < n) {
             gap->stacks[j].samples += st->samples;
             gap->stacks[j].merged += st->merged;
-            kd_gap_set_frames(gap, i, NULL, 0, false);
+            kd_gap_set_frames(gap, i, NULL, 0, 0, false);
         } else {
             gap->stacks[n++] = *st;
         }
@@ -363,7 +364,7 @@ kd_gap_merge_stacks(struct kd_gap *gap)
     gap->other_samples = 0;
     for (size_t i = KD_GAP_STACKS; i < n; i++) {
         gap->other_samples += gap->stacks[i].samples;
-        kd_gap_set_frames(gap, i, NULL, 0, false);
+        kd_gap_set_frames(gap, i, NULL, 0, 0, false);
     }
     gap->n_stacks = n < KD_GAP_STACKS ? n : KD_GAP_STACKS;
     for (size_t i = 0; i < gap->n_stacks; i++) {
@@ -378,7 +379,7 @@ void
 kd_gap_destroy(struct kd_gap *gap)
 {
     for (size_t i = 0; i < gap->n_stacks; i++) {
-        kd_gap_set_frames(gap, i, NULL, 0, false);
+        kd_gap_set_frames(gap, i, NULL, 0, 0, false);
     }
     free(gap->stacks);
     gap->stacks = NULL;

@@ -64,6 +64,7 @@ struct kd_gap_profile_stack {
      * resolved (kd_gap_set_frames()). */
     char **frames;
     size_t n_frames;
+    size_t n_kernel_frames;         /* The first ones. */
     bool lost;                      /* A stack of it was gone from the
                                      * map when it was resolved. */
     size_t merged;                  /* How many stack pairs it stands
@@ -154,9 +155,10 @@ void kd_gap_set_profile(struct kd_gap *gap, const struct kd_gap_event *ev,
                         const struct kd_profile_count *counts, size_t n);
 
 /* Gives stack 'i' of 'gap' its 'n' frames (taking 'frames', an array of
- * strings the gap then owns), 'lost' if one of its stacks was gone. */
+ * strings the gap then owns), the kernel's the first 'n_kernel', 'lost'
+ * if one of its stacks was gone. */
 void kd_gap_set_frames(struct kd_gap *gap, size_t i, char **frames,
-                       size_t n, bool lost);
+                       size_t n, size_t n_kernel, bool lost);
 
 /* Once every stack of 'gap' has its frames: merges the stacks whose frames
  * name the same functions ("name+0xOFF [module]" with any offsets: the

@@ -347,39 +347,31 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
     return status;
 }
 
-/* Everything after the command line.  Returns the exit status. */
+/* kd_run() once the output is ready.  Returns the exit status. */
 static int
-kd_run(struct kd_options *options)
+kd_run_target(struct kd_options *options, struct kd_output *output)
 {
-    struct kd_status_line status_line;
     struct kd_capture *capture = NULL;
     struct kd_trigger triggers[2];
-    struct kd_output output;
     struct kd_hook hooks[2];
     unsigned int tgid;
     int status;
 
-    /* The format, chosen once: text, or JSON Lines; the status line on
-     * standard error if it is a terminal, and not with -q. */
-    kd_output_init(&output, options, stdout, stderr);
-    if (!options->quiet && isatty(STDERR_FILENO)) {
-        kd_output_set_status(&output, &status_line, stderr);
-    }
-    status = kd_find_target(&output, options, &tgid);
+    status = kd_find_target(output, options, &tgid);
     if (status) {
         return status;
     }
     if (options->list_probes) {
-        return kd_list_probes(&output, tgid);
+        return kd_list_probes(output, tgid);
     }
-    status = kd_check_tids(&output, options, tgid);
+    status = kd_check_tids(output, options, tgid);
     if (status) {
         return status;
     }
     if (geteuid() != 0) {
         struct kd_ds hint = KD_DS_EMPTY_INITIALIZER;
 
-        kd_output_error(&output, "We need to run as root to attached "
+        kd_output_error(output, "We need to run as root to attached "
                         "probes!\n");
         kd_hint_not_root(&hint);
         kd_hint_print(&hint, stderr);
@@ -388,8 +380,8 @@ kd_run(struct kd_options *options)
 
     memset(triggers, 0, sizeof triggers);
     memset(hooks, 0, sizeof hooks);
-    status = kd_trace(options, &output, tgid, &capture, triggers, hooks);
-    kd_output_status_clear(&output);
+    status = kd_trace(options, output, tgid, &capture, triggers, hooks);
+    kd_output_status_clear(output);
 
     /* The capture before the hooks, which hold their triggers: it holds
      * links to their probes. */
@@ -398,6 +390,39 @@ kd_run(struct kd_options *options)
     for (int i = 0; i < 2; i++) {
         kd_hook_close(&hooks[i]);
         kd_trigger_destroy(&triggers[i]);
+    }
+    return status;
+}
+
+/* Everything after the command line.  Returns the exit status. */
+static int
+kd_run(struct kd_options *options)
+{
+    struct kd_status_line status_line;
+    struct kd_output output;
+    int status;
+
+    /* The format, chosen once: text, or JSON Lines; the status line on
+     * standard error if it is a terminal, and not with -q. */
+    kd_output_init(&output, options, stdout, stderr);
+    if (!options->quiet && isatty(STDERR_FILENO)) {
+        kd_output_set_status(&output, &status_line, stderr);
+    }
+    if (options->folded) {
+        /* Appended to: a watch may go on from an earlier one. */
+        output.folded = fopen(options->folded, "ae");
+        if (!output.folded) {
+            char *safe = kd_xstrdup_safe(options->folded);
+
+            kd_output_error(&output, "Failed to open %s (--folded): %s\n",
+                            safe, strerror(errno));
+            free(safe);
+            return EX_CANTCREAT;
+        }
+    }
+    status = kd_run_target(options, &output);
+    if (output.folded) {
+        fclose(output.folded);
     }
     return status;
 }

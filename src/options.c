@@ -277,6 +277,13 @@ static const struct kd_option_def kd_option_defs[] = {
                 "(0 to 10000, default 0: off) and show each long\n"
                 "interval's stacks on CPU",
     }, {
+        .long_name = "folded",
+        .arg = KD_ARG_REQUIRED, .metavar = "FILE",
+        KD_STRING(folded), .watch_only = true,
+        .help = "With --profile-hz: append each long interval's\n"
+                "stacks to FILE in the folded format of flame graph\n"
+                "tools",
+    }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
         .help = "show the program's version, the libbcc and libbpf\n"
@@ -1136,6 +1143,18 @@ kd_find_long(const char *name, size_t len, const char *word, FILE *err,
     return found;
 }
 
+/* The option of long name 'name', which must exist. */
+static const struct kd_option_def *
+kd_find_def(const char *name)
+{
+    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
+        if (!strcmp(kd_option_defs[i].long_name, name)) {
+            return &kd_option_defs[i];
+        }
+    }
+    abort();
+}
+
 static const struct kd_option_def *
 kd_find_short(char c)
 {
@@ -1389,6 +1408,10 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
     }
     if (status < 0) {
         status = kd_check_conflicts(given_at, err);
+    }
+    if (status < 0 && options->folded && !options->profile_hz) {
+        status = kd_arg_error(err, kd_find_def("folded"),
+                              "requires --profile-hz");
     }
     if (status < 0 && !options->node_name) {
         const char *node = getenv("KD_NODE_NAME");

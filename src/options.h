@@ -46,6 +46,7 @@ struct kd_options {
     bool wait_target;               /* --wait-target: wait, re-attach. */
     const char *node_name;          /* --node-name, or $KD_NODE_NAME. */
     unsigned int profile_hz;        /* --profile-hz: 0 is off. */
+    const char *folded;             /* --folded: the file, or NULL. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };

@@ -14,6 +14,8 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "folded.h"
+#include "gap.h"
 #include "options.h"
 #include "render_json.h"
 #include "render_text.h"
@@ -226,6 +228,22 @@ kd_output_text_watch_start(const struct kd_output *o, uint64_t threshold_ns)
     kd_output_text_timestamp(o, what, 0, 0);
 }
 
+/* --folded: the stacks of an interval that ended, appended at once (a
+ * watch may end by a SIGKILL). */
+static void
+kd_output_folded(const struct kd_output *o, const struct kd_gap *gap)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    if (!o->folded || gap->in_progress) {
+        return;
+    }
+    kd_folded_gap(&ds, gap);
+    kd_ds_flush(&ds, o->folded, 0);
+    fflush(o->folded);
+    kd_ds_destroy(&ds);
+}
+
 static void
 kd_output_text_long_poll(const struct kd_output *o, const struct kd_gap *gap,
                          const struct kd_losses *total)
@@ -236,6 +254,7 @@ kd_output_text_long_poll(const struct kd_output *o, const struct kd_gap *gap,
     (void) total;
     kd_render_text_gap(&ds, gap);
     kd_output_write(o, &ds);
+    kd_output_folded(o, gap);
 }
 
 static void
@@ -343,6 +362,7 @@ kd_output_json_long_poll(const struct kd_output *o, const struct kd_gap *gap,
 
     kd_render_json_gap(&ds, o->node, gap, total);
     kd_output_write(o, &ds);
+    kd_output_folded(o, gap);
 }
 
 static void
@@ -400,4 +420,5 @@ kd_output_init(struct kd_output *output, const struct kd_options *options,
     output->errors = options->json ? errors : stream;
     output->line = NULL;
     output->node = options->node_name;
+    output->folded = NULL;
 }

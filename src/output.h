@@ -56,6 +56,9 @@ struct kd_output {
     struct kd_status_line *line;
     /* The "node" of every JSON record (--node-name), or NULL. */
     const char *node;
+    /* Where each ended long poll interval's stacks go in the folded
+     * format (--folded), or NULL. */
+    FILE *folded;
 
     /* Sampling (kd_sampler_run()). */
 

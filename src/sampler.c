@@ -321,14 +321,15 @@ kd_sampler_gap_profile(const struct kd_sampler *s,
     for (size_t i = 0; i < gap->n_stacks; i++) {
         const struct kd_gap_profile_stack *st = &gap->stacks[i];
         char **frames = kd_xcalloc(2 * KD_STACK_DEPTH, sizeof *frames);
-        size_t n = 0;
+        size_t n = 0, n_kernel;
         bool found;
 
         found = kd_sampler_stack_frames(s, symbols, st->kernel_stack_id,
                                         true, frames, &n);
+        n_kernel = n;
         found &= kd_sampler_stack_frames(s, symbols, st->user_stack_id,
                                          false, frames, &n);
-        kd_gap_set_frames(gap, i, frames, n, !found);
+        kd_gap_set_frames(gap, i, frames, n, n_kernel, !found);
     }
     kd_gap_merge_stacks(gap);
 }

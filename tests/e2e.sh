@@ -32,7 +32,7 @@
 #   syscalls.sh   smoke, syscalls, poll, exited
 #   sched.sh      contend, stopped, udp, hardirq
 #   cli.sh        bad_options, no_such_pid, not_root, not_capable,
-#                 tid_as_pid,
+#                 tid_as_pid, folded_unwritable,
 #                 list_probes, autodetect
 #   triggers.sh   trigger_*
 #   events.sh     events_*
@@ -92,7 +92,8 @@ E2E_ATTEMPTS=${E2E_ATTEMPTS:-3}
 # the main workload instance, so it must come last.  "smoke" always runs
 # first.
 E2E_SCENARIOS=${E2E_SCENARIOS:-syscalls poll contend udp hardirq exited \
-stopped bad_options no_such_pid not_root not_capable trigger_usdt \
+stopped bad_options no_such_pid folded_unwritable not_root not_capable \
+trigger_usdt \
 trigger_uprobe \
 trigger_trace trigger_first_sample trigger_start_only trigger_stop_only \
 trigger_delta \

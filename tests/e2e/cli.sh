@@ -71,6 +71,19 @@ scenario_no_such_pid() {
     check_bpf_released "$tag"
 }
 
+# --folded FILE that cannot be opened: exit status 73 at once, nothing
+# loaded, the file's name shown safely.
+scenario_folded_unwritable() {
+    local tag="folded unwritable" file=$WORKDIR/no/such/dir/f$'\033'
+
+    run_sync folded "$KD" -p "${WL_PID[main]}" --long-poll-events \
+        --profile-hz 99 --folded "$file"
+    check_eq "$tag: exit status" 73 "$RUN_RC"
+    check_error_line "$tag: error on stdout" "$RUN_OUT" \
+        '^ERROR: Failed to open .*/no/such/dir/f\\x1b \(--folded\): No such'
+    check_bpf_released "$tag"
+}
+
 scenario_not_root() {
     local tag="not root"
 

@@ -686,7 +686,7 @@ scenario_long_poll_profile() {
     local got want tol
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
-        --profile-hz $hz || return
+        --profile-hz $hz --folded "$WORKDIR/$tag.folded" || return
     wl_cmd main "usersys 150 100" \
         || fail "$tag: job" "done" "$WL_REPLY_LINE"
     lp_end $tag
@@ -743,9 +743,9 @@ scenario_long_poll_profile() {
             printf "%d", 1000 * (5 * sqrt(p * (1 - p) / n) + r / all) + 1
         }')
     if ((got - want <= tol && want - got <= tol)); then
-        pass "$tag: the user-space samples' share, $got per mille, vs" \
-             "the spin's share of the CPU time, $want (tolerance $tol:" \
-             "5 sigma of $((su + sk)) samples, $rest elsewhere)"
+        pass "$tag: the user-space samples' share, $got per mille, vs\
+ the spin's share of the CPU time, $want (tolerance $tol: 5 sigma of\
+ $((su + sk)) samples, $rest elsewhere)"
     else
         fail "$tag: the user-space samples' share (per mille)" \
              "$want +-$tol" "$got ($su user, $sk kernel, $rest elsewhere)"
@@ -757,6 +757,21 @@ scenario_long_poll_profile() {
              true "$(lr '[.on_cpu_stacks[].frames
                           | any(.[]; test("^(ksys_read|vfs_read)\\+"))]
                          | any')"
+    # --folded: the same stacks, rooted at the thread and its interval,
+    # adding up to its time on CPU.
+    check_eq "$tag: --folded: a line a stack, under revalidator2 $rv" \
+             "$(lr '(.on_cpu_stacks | length)
+                    + (if .profile.other_ns > 0 then 1 else 0 end)
+                    + (if .profile.lost_ns > 0 then 1 else 0 end)') $rv" \
+             "$(grep -c "^revalidator2 $rv;long poll .*;on-cpu;" \
+                    "$WORKDIR/$tag.folded") $rv"
+    check_close "$tag: --folded: the values add up to on_cpu_ns" \
+                "$(lr .on_cpu_ns)" \
+                "$(awk '{ s += $NF } END { printf "%d", s }' \
+                       "$WORKDIR/$tag.folded")" 32
+    check_eq "$tag: --folded: the read()s' kernel frames marked" true \
+             "$(grep -qE ';(ksys_read|vfs_read)_\[k\]' \
+                    "$WORKDIR/$tag.folded" && echo true)"
 }
 
 # An interval that has not ended: revalidator2 sleeps 3 s between two

@@ -409,7 +409,7 @@ make_profiled_gap(struct kd_gap_event *ev, struct kd_gap *gap)
             f[n] = kd_xstrdup(frames[which][n]);
             n++;
         }
-        kd_gap_set_frames(gap, i, f, n, false);
+        kd_gap_set_frames(gap, i, f, n, which ? 1 : 0, false);
     }
 }
 

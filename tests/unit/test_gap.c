@@ -256,7 +256,7 @@ test_gap_profile(void)
         char **f = kd_xcalloc(1, sizeof *f);
 
         f[0] = kd_xasprintf("f%zu+0x1 [m]", i);
-        kd_gap_set_frames(&gap, i, f, 1, false);
+        kd_gap_set_frames(&gap, i, f, 1, 0, false);
     }
     kd_gap_merge_stacks(&gap);
     CHECK_UINT(gap.n_stacks, KD_GAP_STACKS);

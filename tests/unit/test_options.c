@@ -44,7 +44,7 @@
     "[-q]\n"                                                            \
     "                    [--wait-target] [--node-name NAME] "            \
     "[--profile-hz HZ]\n"                                               \
-    "                    [--version]\n"
+    "                    [--folded FILE] [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -133,6 +133,11 @@ static const char help_rest[] =
     "                        (0 to 10000, default 0: off) and show each "
     "long\n"
     "                        interval's stacks on CPU\n"
+    "  --folded FILE         With --profile-hz: append each long "
+    "interval's\n"
+    "                        stacks to FILE in the folded format of flame "
+    "graph\n"
+    "                        tools\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"
@@ -1290,7 +1295,8 @@ test_options_suggest(void)
 }
 
 /* --profile-hz: 0 to 10000, only with --long-poll-events (with -p or
- * --tid too); the profile needs a stack map (--stack-trace-size). */
+ * --tid too); the profile needs a stack map (--stack-trace-size).
+ * --folded needs the profile. */
 static void
 test_options_profile_hz(void)
 {
@@ -1315,6 +1321,15 @@ test_options_profile_hz(void)
                       "--profile-hz", "99", NULL);
     CHECK_USAGE_ERROR("argument --profile-hz: must be at most 10000",
                       "--long-poll-events", "--profile-hz", "10001", NULL);
+
+    /* --folded: with --profile-hz. */
+    PARSE_OK(&o, "--long-poll-events", "--profile-hz", "99", "--folded",
+             "/tmp/f", NULL);
+    CHECK_STR(o.folded, "/tmp/f");
+    CHECK_USAGE_ERROR("argument --folded: requires --profile-hz",
+                      "--long-poll-events", "--folded", "/tmp/f", NULL);
+    CHECK_USAGE_ERROR("argument --folded: requires --long-poll-events",
+                      "--folded", "/tmp/f", NULL);
 }
 
 /* --wait-target: only with --long-poll-events, never with -p or --tid (a
