@@ -728,22 +728,31 @@ struct kd_interval_id {
     uint64_t start_ns;
 };
 
+static int
+kd_interval_cmp(const void *a_, const void *b_)
+{
+    const struct kd_interval_id *a = a_, *b = b_;
+
+    if (a->tid != b->tid) {
+        return a->tid < b->tid ? -1 : 1;
+    }
+    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/* Whether (tid, start_ns) is in 'v', sorted by kd_interval_cmp(). */
 static bool
 kd_interval_listed(const struct kd_interval_id *v, size_t n, uint32_t tid,
                    uint64_t start_ns)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].tid == tid && v[i].start_ns == start_ns) {
-            return true;
-        }
-    }
-    return false;
+    struct kd_interval_id key = { tid, start_ns };
+
+    return n && bsearch(&key, v, n, sizeof *v, kd_interval_cmp);
 }
 
-/* The intervals whose counts a sweep keeps: those going on (read from the
- * tstate map, at 'read_ns'), then those that ended and wait in the ring
- * buffer (drained into the events' state after that read, so that an
- * interval that ends between the two is in one or the other). */
+/* The intervals whose counts a sweep keeps, sorted: those going on (read
+ * from the tstate map, at 'read_ns'), then those that ended and wait in
+ * the ring buffer (drained into the events' state after that read, so
+ * that an interval that ends between the two is in one or the other). */
 static int
 kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
                           size_t *n_kept, uint64_t *read_ns, char **error)
@@ -783,6 +792,7 @@ kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
             state->gaps[i].head.tid, state->gaps[i].start_ns
         };
     }
+    qsort(*kept, *n_kept, sizeof **kept, kd_interval_cmp);
     free(entries);
     return 0;
 }

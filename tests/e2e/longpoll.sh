@@ -70,6 +70,15 @@ lp_check_records() {
         | .tid' "$KD_OUT" | xargs)
     check_eq "$tag: parts add up to each interval, ran_instead to its wait" \
              "" "$bad"
+    if [[ -n $bad ]]; then
+        # What did not add up, for the record.
+        jq -c --arg bad " $bad " 'select(.type == "long_poll"
+                                        and (.tid as $t | $bad
+                                             | contains(" \($t) ")))
+            | {tid, gap_ns, start_ns, end_ns, run_queue_ns, waits,
+               preemptions, ran_instead, ran_instead_others_ns,
+               warnings}' "$KD_OUT" | sed 's/^/#   /'
+    fi
 }
 
 # lp_record TID: the (first) long_poll record of thread TID, into LP_REC.
