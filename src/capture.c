@@ -646,15 +646,49 @@ kd_capture_profile_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
                             : 0;
 }
 
+/* A thread's tstate entry in --long-poll-events mode, with its TID. */
+struct kd_tstate_entry {
+    uint32_t tid;
+    struct kd_tstate_gap g;
+};
+
+/* Reads the threads' tstate entries (--long-poll-events) into a new array
+ * '*v' of '*n'.  Returns 0 or a positive errno with '*error'. */
+static int
+kd_capture_read_tstate(struct kd_capture *c, struct kd_tstate_entry **v,
+                       size_t *n, char **error)
+{
+    struct kd_map_layout l = kd_tstate_layout(&c->needs);
+    unsigned char *entries = NULL;
+    int err;
+
+    *v = NULL;
+    *n = 0;
+    err = kd_map_read(kd_program_map_fd(&c->prog, "tstate"), &l,
+                      bpf_table_max_entries(c->prog.module, "tstate"),
+                      false, (void **) &entries, n);
+    if (err) {
+        *error = kd_xasprintf("Failed to read eBPF map 'tstate': %s",
+                              strerror(err));
+        return err;
+    }
+    *v = kd_xcalloc(*n ? *n : 1, sizeof **v);
+    for (size_t i = 0; i < *n; i++) {
+        const unsigned char *e = entries + i * l.entry_size;
+
+        memcpy(&(*v)[i].tid, e, sizeof (*v)[i].tid);
+        memcpy(&(*v)[i].g, e + l.value_offset, sizeof (*v)[i].g);
+    }
+    free(entries);
+    return 0;
+}
+
 int
 kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
                      struct kd_gap_event **events, size_t *n, char **error)
 {
-    struct kd_map_layout l = kd_tstate_layout(&c->needs);
-    int fd = kd_program_map_fd(&c->prog, "tstate");
-    size_t max = bpf_table_max_entries(c->prog.module, "tstate");
-    unsigned char *entries = NULL;
-    size_t n_entries = 0;
+    struct kd_tstate_entry *v;
+    size_t n_entries;
     int err;
 
     *events = NULL;
@@ -663,28 +697,22 @@ kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
     if (!c->needs.gaps) {
         return 0;
     }
-    err = kd_map_read(fd, &l, max, false, (void **) &entries, &n_entries);
+    err = kd_capture_read_tstate(c, &v, &n_entries, error);
     if (err) {
-        *error = kd_xasprintf("Failed to read eBPF map 'tstate': %s",
-                              strerror(err));
         return err;
     }
     *events = kd_xreallocarray(NULL, n_entries ? n_entries : 1,
                                sizeof **events);
     for (size_t i = 0; i < n_entries; i++) {
-        const unsigned char *e = entries + i * l.entry_size;
-        struct kd_tstate_gap g;
-        uint32_t tid;
+        const struct kd_tstate_gap *g = &v[i].g;
 
-        memcpy(&tid, e, sizeof tid);
-        memcpy(&g, e + l.value_offset, sizeof g);
-        if (g.start_ns && now > g.start_ns && now - g.start_ns > min_ns
-            && kd_gap_event_in_progress(&g, tid, c->tgid, now,
+        if (g->start_ns && now > g->start_ns && now - g->start_ns > min_ns
+            && kd_gap_event_in_progress(g, v[i].tid, c->tgid, now,
                                         &(*events)[*n])) {
             ++*n;
         }
     }
-    free(entries);
+    free(v);
     return 0;
 }
 
@@ -757,34 +785,24 @@ static int
 kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
                           size_t *n_kept, uint64_t *read_ns, char **error)
 {
-    struct kd_map_layout l = kd_tstate_layout(&c->needs);
     struct kd_event_state *state = &c->events.state;
-    unsigned char *entries = NULL;
-    size_t n_entries;
+    struct kd_tstate_entry *v;
+    size_t n;
     int err;
 
     *read_ns = kd_now_ns();
-    err = kd_map_read(kd_program_map_fd(&c->prog, "tstate"), &l,
-                      bpf_table_max_entries(c->prog.module, "tstate"),
-                      false, (void **) &entries, &n_entries);
+    err = kd_capture_read_tstate(c, &v, &n, error);
     if (err) {
-        *error = kd_xasprintf("Failed to read eBPF map 'tstate': %s",
-                              strerror(err));
         return err;
     }
     kd_events_drain(&c->events);
-    *kept = kd_xcalloc(n_entries + state->n_gaps + 1, sizeof **kept);
+    *kept = kd_xcalloc(n + state->n_gaps + 1, sizeof **kept);
     *n_kept = 0;
-    for (size_t i = 0; i < n_entries; i++) {
-        const unsigned char *e = entries + i * l.entry_size;
-        struct kd_tstate_gap g;
-        uint32_t tid;
-
-        memcpy(&tid, e, sizeof tid);
-        memcpy(&g, e + l.value_offset, sizeof g);
-        if (g.start_ns) {
-            (*kept)[(*n_kept)++] = (struct kd_interval_id) { tid,
-                                                             g.start_ns };
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].g.start_ns) {
+            (*kept)[(*n_kept)++] = (struct kd_interval_id) {
+                v[i].tid, v[i].g.start_ns
+            };
         }
     }
     for (size_t i = 0; i < state->n_gaps; i++) {
@@ -792,8 +810,8 @@ kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
             state->gaps[i].head.tid, state->gaps[i].start_ns
         };
     }
+    free(v);
     qsort(*kept, *n_kept, sizeof **kept, kd_interval_cmp);
-    free(entries);
     return 0;
 }
 
