@@ -387,30 +387,62 @@ thread_state() {
 SLEEP_MOVES=
 SLEEP_MOVES_TRACE=
 sleep_moves_begin() {
-    local pid=$1 tid=$2 root dir e
+    local pid=$1 tid=$2
 
     SLEEP_MOVES=
+    sched_watch "$tid" || return
+    SLEEP_MOVES="$TRACE_DIR $tid $(thread_state "$pid" "$tid")"
+    SLEEP_MOVES_TRACE=
+    echo 1 >"$TRACE_DIR/tracing_on"
+}
+
+# sched_watch TID...: prepares this run's tracefs instance (TRACE_DIR,
+# made if need be; returns 1, noted, where there is none) to record the
+# scheduler's events of these threads: their switches in and out,
+# wake-ups and moves to another CPU; tracing is left off, the buffer
+# empty.
+TRACE_DIR=
+sched_watch() {
+    local root pids='' switches='' t e
+
     for root in /sys/kernel/tracing /sys/kernel/debug/tracing; do
         [[ -d $root/instances ]] && break
     done
-    dir=$root/instances/kd-e2e-$$
-    if [[ ! -d $dir ]] && ! mkdir "$dir" 2>/dev/null; then
-        note "no tracefs instance here: moves of a sleeping thread not seen"
-        return
+    TRACE_DIR=$root/instances/kd-e2e-$$
+    if [[ ! -d $TRACE_DIR ]] && ! mkdir "$TRACE_DIR" 2>/dev/null; then
+        note "no tracefs instance here: the scheduler's events not seen"
+        return 1
     fi
-    echo 0 >"$dir/tracing_on"
-    echo "pid == $tid" >"$dir/events/sched/sched_waking/filter" &&
-    echo "pid == $tid" >"$dir/events/sched/sched_wakeup/filter" &&
-    echo "pid == $tid" >"$dir/events/sched/sched_migrate_task/filter" &&
-    echo "prev_pid == $tid || next_pid == $tid" \
-        >"$dir/events/sched/sched_switch/filter" || return
-    for e in sched_waking sched_wakeup sched_migrate_task sched_switch; do
-        echo 1 >"$dir/events/sched/$e/enable" || return
+    for t; do
+        pids+="${pids:+ || }pid == $t"
+        switches+="${switches:+ || }prev_pid == $t || next_pid == $t"
     done
-    : >"$dir/trace"
-    SLEEP_MOVES="$dir $tid $(thread_state "$pid" "$tid")"
-    SLEEP_MOVES_TRACE=
-    echo 1 >"$dir/tracing_on"
+    echo 0 >"$TRACE_DIR/tracing_on"
+    echo "$pids" >"$TRACE_DIR/events/sched/sched_waking/filter" &&
+    echo "$pids" >"$TRACE_DIR/events/sched/sched_wakeup/filter" &&
+    echo "$pids" >"$TRACE_DIR/events/sched/sched_migrate_task/filter" &&
+    echo "$switches" >"$TRACE_DIR/events/sched/sched_switch/filter" ||
+        return 1
+    for e in sched_waking sched_wakeup sched_migrate_task sched_switch; do
+        echo 1 >"$TRACE_DIR/events/sched/$e/enable" || return 1
+    done
+    : >"$TRACE_DIR/trace"
+}
+
+# sched_trace_begin TID...: records the scheduler's events of these
+# threads (sched_watch) until sched_trace_end, which leaves them in
+# SCHED_TRACE, for a check to print when it fails.
+SCHED_TRACE=
+sched_trace_begin() {
+    SCHED_TRACE=
+    sched_watch "$@" && echo 1 >"$TRACE_DIR/tracing_on"
+}
+
+sched_trace_end() {
+    [[ -d $TRACE_DIR ]] || return 0
+    echo 0 >"$TRACE_DIR/tracing_on"
+    SCHED_TRACE=$WORKDIR/sched.trace
+    grep -v '^#' "$TRACE_DIR/trace" >"$SCHED_TRACE"
 }
 
 # sleep_moves_end TAG THREAD: how many times the thread watched since

@@ -15,6 +15,7 @@ lp_start() {
     local tag=$1
 
     shift
+    SCHED_TRACE=
     kd_start "$tag" "$@"
     if ! kd_wait_capture 1 30; then
         wait_exit "$KD_PID" 5
@@ -78,6 +79,10 @@ lp_check_records() {
             | {tid, gap_ns, start_ns, end_ns, run_queue_ns, waits,
                preemptions, ran_instead, ran_instead_others_ns,
                warnings}' "$KD_OUT" | sed 's/^/#   /'
+        if [[ -s $SCHED_TRACE ]]; then
+            echo "#   the scheduler's events (ftrace) meanwhile:"
+            sed 's/^/#   /' "$SCHED_TRACE" | tail -n 400
+        fi
     fi
 }
 
@@ -135,6 +140,9 @@ scenario_long_poll() {
     steal=$(steal_ticks)
     p0=$(schedstat "$pid" "$pmd")
     r0=$(schedstat "$pid" "$rv")
+    # Who ran instead has once added up to more than the wait, after a
+    # switch not seen: revalidator2's and pmd4's switches, for the record.
+    sched_trace_begin "$rv" "$pmd"
     wl_send main "longpoll-stop $spin $sleep $contend $cpu"
     # revalidator2 stops itself at the end of its interval.  Stopped, its
     # schedstat is exact: hold it stopped longer than everything before
@@ -162,6 +170,7 @@ scenario_long_poll() {
     p1=$(schedstat "$pid" "$pmd")
     steal=$(($(steal_ticks) - steal))
     lp_end $tag
+    sched_trace_end
 
     if ! lp_truth; then
         fail "$tag: the workload's truth" "gap_ns=... run_ns=..." \
