@@ -177,7 +177,8 @@ check-kernels:
 
 # The arm64 lane: Debian 12's arm64 kernels under qemu-system-aarch64, with
 # an arm64 Debian user space that holds the tree built for arm64
-# (tests/kernels/arm64-root).  33 minutes for 6.1 alone: not in CI.
+# (tests/kernels/arm64-root).  About 40 minutes a kernel, both at once: not
+# in CI.
 check-kernels-arm64:
 	tools/install-deps.sh build test lane-arm64
 	tests/kernels/arm64-root
