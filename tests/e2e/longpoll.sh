@@ -79,10 +79,15 @@ lp_check_records() {
             | {tid, gap_ns, start_ns, end_ns, run_queue_ns, waits,
                preemptions, ran_instead, ran_instead_others_ns,
                warnings}' "$KD_OUT" | sed 's/^/#   /'
-        if [[ -s $SCHED_TRACE ]]; then
-            echo "#   the scheduler's events (ftrace) meanwhile:"
-            sed 's/^/#   /' "$SCHED_TRACE" | tail -n 400
-        fi
+    fi
+}
+
+# sched_trace_print FAILED_BEFORE: when checks failed since E2E_FAILED was
+# FAILED_BEFORE, the scheduler's events recorded (sched_trace_begin).
+sched_trace_print() {
+    if ((E2E_FAILED > $1)) && [[ -s $SCHED_TRACE ]]; then
+        echo "#   the scheduler's events (ftrace) meanwhile:"
+        sed 's/^/#   /' "$SCHED_TRACE" | tail -n 400
     fi
 }
 
@@ -133,7 +138,7 @@ scenario_long_poll() {
     local tag=long_poll pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
     local pmd=${WL_TID[main:pmd4]} spin=50 sleep=100 contend=150 cpu=0
     local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v
-    local truth_dom run0 run1 wait0 wait1
+    local truth_dom run0 run1 wait0 wait1 failed0=$E2E_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json \
         || return
@@ -299,6 +304,7 @@ $LP_STOP - stopped $v)" 0 $((LP_STOP - v + MS)) \
         ((v >= stop_lo)) && truth_dom="(broken: $v >= the stop $stop_lo)"
     done
     check_eq "$tag: dominant part" "$truth_dom" "$(lr .dominant)"
+    sched_trace_print "$failed0"
 }
 
 # The same job without the stop, in text, ended by --sample-count 1: the
