@@ -531,10 +531,12 @@ kd_charge_waiters(u32 cpu, struct kd_cpu_wait *cw, u64 now,
             continue;
         }
         from = st->charged_ts > cw->since ? st->charged_ts : cw->since;
+        /* Never back: 'now' may be before the waiter's registration (a
+         * switch in not seen, at 'arrived', before it began to wait). */
         if (now > from) {
             kd_charge(tid, st, now - from, h);
+            st->charged_ts = now;
         }
-        st->charged_ts = now;
     }
     cw->since = now;
 }
