@@ -162,7 +162,8 @@ struct kd_tstate {
     KD_U32 flags;           /* KD_TSTATE_*. */
     KD_U64 exec_base;       /* se.sum_exec_runtime and sched_info.pcount */
     KD_U64 pcount_base;     /* at the last wake-up or switch out seen
-                             * (KD_TSTATE_BASE). */
+                             * (KD_TSTATE_BASE), and sched_info.run_delay */
+    KD_U64 delay_base;      /* then. */
     char hardirq_name[KD_IRQ_NAME_LEN];
 
     /* Time accounting (struct kd_acct), where a report needs it. */

@@ -59,6 +59,7 @@
 #define KD_OFF_TASK_COMM    @OFF_TASK_COMM@
 #define KD_OFF_TASK_SUM_EXEC @OFF_TASK_SUM_EXEC@
 #define KD_OFF_TASK_PCOUNT  @OFF_TASK_PCOUNT@
+#define KD_OFF_TASK_RUN_DELAY @OFF_TASK_RUN_DELAY@
 #define KD_MAX_CPUS         @MAX_CPUS@
 #define KD_MAX_RAN          @MAX_RAN_ENTRIES@
 #define KD_LONG_POLL_MIN_NS @LONG_POLL_MIN_NS@
@@ -329,6 +330,9 @@ kd_base_take(struct kd_tstate *st, void *task)
     st->exec_base = kd_task_u64(task, KD_OFF_TASK_SUM_EXEC);
     if ((long) KD_OFF_TASK_PCOUNT >= 0) {
         st->pcount_base = kd_task_u64(task, KD_OFF_TASK_PCOUNT);
+    }
+    if ((long) KD_OFF_TASK_RUN_DELAY >= 0) {
+        st->delay_base = kd_task_u64(task, KD_OFF_TASK_RUN_DELAY);
     }
     st->flags |= KD_TSTATE_BASE;
 }
@@ -843,8 +847,14 @@ kd_profile(struct bpf_perf_event_data *ctx)
 #endif
 
 /*
- * Syscalls.
+ * Syscalls.  A thread in a syscall runs: if its last switch seen left it
+ * off its CPU, it got one back without the tracepoint, and its wait or
+ * sleep ends where kd_unseen_running() says, before the syscall counts
+ * anywhere (a poll() ends or starts an interval).
  */
+static __always_inline void kd_unseen_running(u32 tid, struct kd_tstate *st,
+                                              u64 now);
+
 RAW_TRACEPOINT_PROBE(sys_enter)
 {
     struct kd_tstate *st;
@@ -859,6 +869,9 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     st = kd_tstate_get(tid);
     if (!st) {
         return 0;
+    }
+    if (!st->run_ts && (st->flags & KD_TSTATE_BASE)) {
+        kd_unseen_running(tid, st, now);
     }
     st->syscall_ts = now;
     kd_kernel_begin(st, now);
@@ -917,6 +930,9 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     st = kd_tstate_get(tid);
     if (!st) {
         return 0;
+    }
+    if (!st->run_ts && (st->flags & KD_TSTATE_BASE)) {
+        kd_unseen_running(tid, st, now);
     }
     /* Before the poll() return starts an interval. */
     kd_kernel_end(st, now);
@@ -1216,17 +1232,48 @@ kd_unseen_arrival(u32 tid, void *task, u64 now)
     return arrived > st->ready_ts ? arrived : st->ready_ts;
 }
 
-/* Thread 'tid' got its CPU at 'arrived' without the switch being seen (see
- * kd_unseen_arrival()): counts the miss, ends its wait then, and starts
- * its turn then.  A registration as a waiter still left (on a CPU where
- * the switch was not seen either; on this one, kd_charge_switch() charged
- * it up to 'arrived') is charged to nobody known. */
+/* Thread 'tid' ('task'), asleep since st->sleep_ts, got its CPU at
+ * 'arrived' with neither its wake-up nor that switch seen (the wake-up
+ * and the switch of one CPU both lost, as seen on the development
+ * machine): of the time in between, the kernel's own count of its time in
+ * run queues since its switch out (sched_info.run_delay, updated as it got
+ * the CPU) was a wait, charged to nobody known, and the rest its sleep. */
 static __always_inline void
-kd_unseen_switch_in(u32 tid, struct kd_tstate *st, u64 arrived)
+kd_unseen_wakeup(u32 tid, struct kd_tstate *st, void *task, u64 arrived)
+{
+#if KD_WITH_ACCT
+    u64 span = arrived > st->sleep_ts ? arrived - st->sleep_ts : 0;
+    u64 waited = 0;
+
+    if ((long) KD_OFF_TASK_RUN_DELAY >= 0) {
+        waited = kd_task_u64(task, KD_OFF_TASK_RUN_DELAY) - st->delay_base;
+    }
+    waited = waited < span ? waited : span;
+    st->acct.v[KD_ACCT_SLEEP] += span - waited;
+    if (waited) {
+        struct kd_holder nobody = { .known = false };
+
+        st->acct.v[KD_ACCT_READY] += waited;
+        st->acct.v[KD_ACCT_WAITS]++;
+        kd_charge(tid, st, waited, &nobody);
+    }
+#endif
+}
+
+/* Thread 'tid' ('task') got its CPU at 'arrived' without the switch being
+ * seen (see kd_unseen_arrival()): counts the miss, ends its wait (or its
+ * sleep, kd_unseen_wakeup()) then, and starts its turn then.  A
+ * registration as a waiter still left (on a CPU where the switch was not
+ * seen either; on this one, kd_charge_switch() charged it up to
+ * 'arrived') is charged to nobody known. */
+static __always_inline void
+kd_unseen_switch_in(u32 tid, struct kd_tstate *st, void *task, u64 arrived)
 {
     counters.increment(KD_COUNTER_SWITCHES_MISSED);
     if (st->ready_ts) {
         kd_ready_end(tid, st, arrived);
+    } else if (st->sleep_ts) {
+        kd_unseen_wakeup(tid, st, task, arrived);
     }
 #if KD_WITH_ACCT
     if (st->wait_cpu) {
@@ -1245,6 +1292,36 @@ kd_unseen_switch_in(u32 tid, struct kd_tstate *st, u64 arrived)
     }
 }
 
+/* Thread 'tid', current on this CPU now, was last seen leaving a CPU (or
+ * woken): when kd_unseen_arrival() finds that it got this one back
+ * without the switch being seen, the task seen last on this CPU held it
+ * until then (charged to the CPU's waiters), and the thread from then.
+ * Else (no switch seen yet) nothing is known of its past. */
+static __always_inline void
+kd_unseen_running(u32 tid, struct kd_tstate *st, u64 now)
+{
+    void *task = (void *) bpf_get_current_task();
+    u64 arrived = kd_unseen_arrival(tid, task, now);
+
+    if (!arrived) {
+        return;
+    }
+#if KD_WITH_ACCT
+    u32 cpu = bpf_get_smp_processor_id();
+    struct kd_cpu_wait *cw = cpu_wait.lookup(&cpu);
+
+    if (cw && cw->cur != (u64) task) {
+        if (cw->n) {
+            struct kd_holder h = kd_holder_task((void *) cw->cur);
+
+            kd_charge_waiters(cpu, cw, arrived, &h);
+        }
+        cw->cur = (u64) task;
+    }
+#endif
+    kd_unseen_switch_in(tid, st, task, arrived);
+}
+
 /* Thread 'tid' of the target, whose task_struct is 'task', leaves CPU
  * 'cpu' now ('preempt': it was preempted); its switch in, when not seen,
  * was at 'arrived'. */
@@ -1260,7 +1337,7 @@ kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now,
         return;
     }
     if (arrived) {
-        kd_unseen_switch_in(tid, st, arrived);
+        kd_unseen_switch_in(tid, st, task, arrived);
     }
     kd_kernel_end(st, now);
     /* Still runnable (preempted, or yielding): it now waits in the run

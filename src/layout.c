@@ -231,9 +231,9 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     }
     snprintf(layout->task_cpu, sizeof layout->task_cpu, "%ld", off);
 
-    /* The task's run time, se.sum_exec_runtime, and its timeslices,
-     * sched_info.pcount, which a kernel without CONFIG_SCHED_INFO does
-     * not keep. */
+    /* The task's run time, se.sum_exec_runtime, its timeslices,
+     * sched_info.pcount, and its time in run queues, sched_info.run_delay,
+     * which a kernel without CONFIG_SCHED_INFO does not keep. */
     error_ = kd_layout_task_u64(btf, "se", "sched_entity",
                                 "sum_exec_runtime", &off, error);
     if (error_) {
@@ -248,6 +248,14 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
         off = -1;
     }
     snprintf(layout->task_pcount, sizeof layout->task_pcount, "%ld", off);
+    if (kd_layout_task_u64(btf, "sched_info", "sched_info", "run_delay",
+                           &off, error)) {
+        free(*error);
+        *error = NULL;
+        off = -1;
+    }
+    snprintf(layout->task_run_delay, sizeof layout->task_run_delay, "%ld",
+             off);
 
     layout->includes = "";
     layout->from_btf = true;
@@ -292,6 +300,8 @@ kd_layout_from_headers(struct kd_layout *layout)
              "offsetof(struct task_struct, se.sum_exec_runtime)");
     snprintf(layout->task_pcount, sizeof layout->task_pcount,
              "offsetof(struct task_struct, sched_info.pcount)");
+    snprintf(layout->task_run_delay, sizeof layout->task_run_delay,
+             "offsetof(struct task_struct, sched_info.run_delay)");
     snprintf(layout->syscall_nr, sizeof layout->syscall_nr,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_SYSCALL_NR);
     snprintf(layout->syscall_nr_size, sizeof layout->syscall_nr_size,

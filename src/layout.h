@@ -32,6 +32,9 @@ struct kd_layout {
                                                  * (schedstat's third
                                                  * field), a u64; -1 where
                                                  * the kernel keeps none. */
+    char task_run_delay[KD_LAYOUT_EXPR_SIZE];   /* Its time in run queues
+                                                 * (schedstat's second
+                                                 * field), likewise. */
     char irqaction_name[KD_LAYOUT_EXPR_SIZE];
     char syscall_nr[KD_LAYOUT_EXPR_SIZE];   /* Syscall number in pt_regs. */
     char syscall_nr_size[KD_LAYOUT_EXPR_SIZE];  /* Its size: 8 (x86_64's

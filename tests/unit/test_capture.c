@@ -103,6 +103,7 @@ test_capture_source_btf(void)
     snprintf(l.regs_rc, sizeof l.regs_rc, "80");
     snprintf(l.task_sum_exec, sizeof l.task_sum_exec, "232");
     snprintf(l.task_pcount, sizeof l.task_pcount, "1008");
+    snprintf(l.task_run_delay, sizeof l.task_run_delay, "1016");
 
     CHECK_INT(capture_source(&kd_options_defaults, 4321, &l, NULL, false,
                                 &text, &error), 0);
@@ -124,6 +125,7 @@ test_capture_source_btf(void)
     CHECK_CONTAINS(text, "\n#define KD_OFF_REGS_RC      80\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_SUM_EXEC 232\n");
     CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_PCOUNT  1008\n");
+    CHECK_CONTAINS(text, "\n#define KD_OFF_TASK_RUN_DELAY 1016\n");
     CHECK_CONTAINS(text, "\n#define KD_MAX_THREADS      8192\n");
 #if defined(__x86_64__)
     CHECK_CONTAINS(text, "\n#define KD_SYSCALL_POLL     7\n");

@@ -41,6 +41,8 @@ test_layout_headers(void)
               "offsetof(struct task_struct, se.sum_exec_runtime)");
     CHECK_STR(l.task_pcount,
               "offsetof(struct task_struct, sched_info.pcount)");
+    CHECK_STR(l.task_run_delay,
+              "offsetof(struct task_struct, sched_info.run_delay)");
 #if defined(__x86_64__)
     CHECK_STR(l.syscall_nr, "offsetof(struct pt_regs, orig_ax)");
     CHECK_STR(l.syscall_nr_size, "sizeof(((struct pt_regs *) 0)->orig_ax)");
