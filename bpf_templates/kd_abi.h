@@ -256,22 +256,64 @@ struct kd_gap_ran {
     char comm[KD_COMM_LEN];
 };
 
-/* The on-CPU profile of an interval (--profile-hz): the thread's samples
- * in it, and those whose stack or count found no room (or no stack could
- * be taken).  The counts themselves are in map profile_counts, one per
- * (thread, interval, user stack, kernel stack); a stack id is -1 when the
- * sample had no stack of that kind (no kernel stack, in user space). */
+/* The stacks of an interval: the on-CPU profile (--profile-hz), the
+ * thread's samples in it, and those whose stack or count found no room
+ * (or no stack could be taken); where it slept (--off-cpu), its sleeps
+ * that ended in it, and those whose stacks or count found no room.  The
+ * counts themselves are in map profile_counts, one per (thread, interval,
+ * kind, user stack, kernel stack[, waker, its stacks]); a stack id is -1
+ * when there is no stack of that kind (no kernel stack, in user space; no
+ * user stack of a waker of another process). */
 struct kd_gap_profile {
     KD_U32 samples;
     KD_U32 lost_samples;
+    KD_U32 sleeps;
+    KD_U32 lost_sleeps;
 };
+
+/* What a count of profile_counts counts (kd_profile_key.kind). */
+#define KD_COUNT_ON_CPU     0   /* Samples of the thread on a CPU. */
+#define KD_COUNT_BLOCKED    1   /* Sleeps of the thread there, each until
+                                 * it ran again, woken by the waker. */
 
 struct kd_profile_key {
     KD_U32 tid;
     KD_S32 user_stack_id;
     KD_S32 kernel_stack_id;
-    KD_U32 pad;
+    KD_U32 kind;            /* KD_COUNT_*. */
     KD_U64 start_ns;        /* The interval's start. */
+    KD_U32 waker_tid;       /* The task that woke it, 0 if not seen. */
+    KD_S32 waker_user_stack_id;
+    KD_S32 waker_kernel_stack_id;
+    KD_U32 woken;           /* 1 if its wake-up was seen (a waker's TID
+                             * may be 0: an idle CPU's interrupt). */
+};
+
+struct kd_profile_value {
+    KD_U64 count;           /* Samples, or sleeps. */
+    KD_U64 sleep_ns;        /* Sleeps: asleep, until woken (or until it ran
+                             * again, wake-up not seen), */
+    KD_U64 ready_ns;        /* then in the run queue. */
+    KD_U32 waker_pid;
+    KD_U32 pad;
+    char waker_comm[KD_COMM_LEN];
+};
+
+/* A sleep of a thread in an interval, until it runs again (--off-cpu). */
+struct kd_gap_block {
+    KD_U64 ts;              /* Switched out asleep, 0 when not asleep. */
+    KD_U64 woken_ts;        /* Its wake-up, else 0. */
+    KD_S32 user_stack_id;
+    KD_S32 kernel_stack_id;
+    KD_U32 waker_tid;
+    KD_U32 waker_pid;
+    KD_S32 waker_user_stack_id;
+    KD_S32 waker_kernel_stack_id;
+    KD_U32 waker_seen;      /* 1 if the wake-up was seen, the waker
+                             * known; else its time was reconstructed
+                             * (kd_unseen_wakeup()). */
+    KD_U32 pad;
+    char waker_comm[KD_COMM_LEN];
 };
 
 struct kd_gap_detail {
@@ -292,6 +334,7 @@ struct kd_tstate_gap {
                              * outside one. */
     struct kd_acct base;    /* acct at its start. */
     struct kd_gap_detail detail;
+    struct kd_gap_block block;
 };
 
 struct kd_hist_key {

@@ -32,8 +32,9 @@
  * KD_WITH_START_TRIGGER and KD_WITH_STOP_TRIGGER (--start-trigger,
  * --stop-trigger); KD_WITH_UPCALL_STATS (unless --skip-upcall-stats, when
  * the kernel can trace ovs_dp_upcall()); KD_WITH_PROFILE, the on-CPU
- * profile of long poll intervals (--profile-hz, with KD_WITH_GAPS only).
- * Every other placeholder is a
+ * profile of long poll intervals (--profile-hz, with KD_WITH_GAPS only);
+ * KD_WITH_BLOCKED, where their threads slept and who woke them (--off-cpu,
+ * likewise).  Every other placeholder is a
  * value, also set once below: the body has none.
  */
 @INCLUDES@
@@ -82,6 +83,7 @@
 #define KD_WITH_STOP_TRIGGER    @WITH_STOP_TRIGGER@
 #define KD_WITH_UPCALL_STATS    @WITH_UPCALL_STATS@
 #define KD_WITH_PROFILE         @WITH_PROFILE@
+#define KD_WITH_BLOCKED         @WITH_BLOCKED@
 
 /* Scheduler and interrupt constants; part of the kernel's stable ABI. */
 #define KD_TASK_RUNNING     0x0000
@@ -686,6 +688,7 @@ kd_gap_begin(u32 tid, struct kd_tstate *st, u64 now)
     }
     st->ready_ts = st->sleep_ts = st->stop_ts = 0;
     kd_wait_end(tid, st);
+    g->block.ts = 0;
 
     /* Before the start is set: a profile sample in between (an interrupt
      * of this CPU) counts for the previous interval, or for none. */
@@ -796,21 +799,53 @@ kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
  * and the stacks no count holds (kd_capture_profile_sweep()): nothing is
  * done per sample but here.
  */
-#if KD_WITH_PROFILE
+#if KD_WITH_PROFILE || KD_WITH_BLOCKED
 #define KD_EFAULT 14            /* No stack of that kind: not a loss. */
 
 BPF_STACK_TRACE(profile_stacks, KD_PROFILE_STACKS);
-BPF_HASH(profile_counts, struct kd_profile_key, u64, KD_PROFILE_STACKS);
+BPF_HASH(profile_counts, struct kd_profile_key, struct kd_profile_value,
+         KD_PROFILE_STACKS);
 
+/* A stack id from profile_stacks.get_stackid(): -1 when there is no stack
+ * of that kind; false when there was no room for it. */
+static __always_inline bool
+kd_stack_id_ok(s32 *id)
+{
+    if (*id < 0 && *id != -KD_EFAULT) {
+        return false;
+    }
+    *id = *id < 0 ? -1 : *id;
+    return true;
+}
+
+/* Counts 'count' more of 'key', adding 'v's times: false if there was no
+ * room. */
+static __always_inline bool
+kd_count_add(struct kd_profile_key *key, struct kd_profile_value *v)
+{
+    struct kd_profile_value *c = profile_counts.lookup(key);
+
+    if (!c) {
+        return !profile_counts.insert(key, v);
+    }
+    /* A thread's counts are made on the CPU it runs on: one at a time. */
+    c->count += v->count;
+    c->sleep_ns += v->sleep_ns;
+    c->ready_ns += v->ready_ns;
+    return true;
+}
+#endif
+
+#if KD_WITH_PROFILE
 struct bpf_perf_event_data;
 
 int
 kd_profile(struct bpf_perf_event_data *ctx)
 {
     struct kd_profile_key key = { 0 };
+    struct kd_profile_value one = { .count = 1 };
     struct kd_gap_profile *p;
     struct kd_tstate_gap *g;
-    u64 one = 1, *count;
     u32 tid;
 
     if (!kd_current_captured(&tid)) {
@@ -823,26 +858,126 @@ kd_profile(struct bpf_perf_event_data *ctx)
     p = &g->detail.profile;
     p->samples++;
     key.tid = tid;
+    key.kind = KD_COUNT_ON_CPU;
     key.start_ns = g->start_ns;
     key.user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
     key.kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
-    if ((key.user_stack_id < 0 && key.user_stack_id != -KD_EFAULT)
-        || (key.kernel_stack_id < 0 && key.kernel_stack_id != -KD_EFAULT)) {
-        p->lost_samples++;
-        return 0;
-    }
-    key.user_stack_id = key.user_stack_id < 0 ? -1 : key.user_stack_id;
-    key.kernel_stack_id = key.kernel_stack_id < 0 ? -1
-                                                  : key.kernel_stack_id;
-
-    /* The thread runs here: no other CPU counts its samples. */
-    count = profile_counts.lookup(&key);
-    if (count) {
-        (*count)++;
-    } else if (profile_counts.insert(&key, &one)) {
+    if (!kd_stack_id_ok(&key.user_stack_id)
+        || !kd_stack_id_ok(&key.kernel_stack_id)
+        || !kd_count_add(&key, &one)) {
         p->lost_samples++;
     }
     return 0;
+}
+#endif
+
+/*
+ * Where the threads of long poll intervals slept, and who woke them
+ * (KD_WITH_BLOCKED): a thread that switches out asleep inside an interval
+ * keeps its stacks (kd_block_begin()), its waker's when it is woken
+ * (kd_block_woken(): the current task, with its user stack if it is a
+ * thread of the target, as another process's would need its symbols),
+ * and counts the sleep in profile_counts when it runs again
+ * (kd_block_end()), with the time asleep and then in the run queue.
+ */
+#if KD_WITH_BLOCKED
+static __always_inline void
+kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_block *b = &g->block;
+
+    b->ts = 0;
+    if (!g->start_ns) {
+        return;
+    }
+    b->user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
+    b->kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
+    b->woken_ts = 0;
+    b->waker_seen = 0;
+    b->ts = now;
+}
+
+static __always_inline void
+kd_block_woken(void *ctx, struct kd_tstate *st, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_block *b = &g->block;
+    u64 pid_tgid;
+
+    if (!b->ts || b->woken_ts) {
+        return;
+    }
+    pid_tgid = bpf_get_current_pid_tgid();
+    b->waker_tid = (u32) pid_tgid;
+    b->waker_pid = pid_tgid >> 32;
+    bpf_get_current_comm(b->waker_comm, sizeof b->waker_comm);
+    b->waker_kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
+    b->waker_user_stack_id = b->waker_pid != KD_TGID ? -1
+        : profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
+    b->waker_seen = 1;
+    b->woken_ts = now;
+}
+
+static __always_inline void
+kd_block_end(u32 tid, struct kd_tstate *st, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_block *b = &g->block;
+    struct kd_gap_profile *p = &g->detail.profile;
+    struct kd_profile_key key = { 0 };
+    struct kd_profile_value v = { .count = 1 };
+    u64 ts = b->ts;
+    bool ok;
+
+    b->ts = 0;
+    if (!ts || !g->start_ns || now < ts) {
+        return;
+    }
+    p->sleeps++;
+    key.tid = tid;
+    key.kind = KD_COUNT_BLOCKED;
+    key.start_ns = g->start_ns;
+    key.user_stack_id = b->user_stack_id;
+    key.kernel_stack_id = b->kernel_stack_id;
+    key.waker_user_stack_id = -1;
+    key.waker_kernel_stack_id = -1;
+    v.sleep_ns = now - ts;
+    if (b->woken_ts >= ts && b->woken_ts <= now) {
+        v.sleep_ns = b->woken_ts - ts;
+        v.ready_ns = now - b->woken_ts;
+    }
+    if (b->woken_ts && b->waker_seen) {
+        key.woken = 1;
+        key.waker_tid = b->waker_tid;
+        key.waker_user_stack_id = b->waker_user_stack_id;
+        key.waker_kernel_stack_id = b->waker_kernel_stack_id;
+        v.waker_pid = b->waker_pid;
+        __builtin_memcpy(v.waker_comm, b->waker_comm, sizeof v.waker_comm);
+    }
+    ok = kd_stack_id_ok(&key.user_stack_id)
+         && kd_stack_id_ok(&key.kernel_stack_id)
+         && kd_stack_id_ok(&key.waker_user_stack_id)
+         && kd_stack_id_ok(&key.waker_kernel_stack_id)
+         && kd_count_add(&key, &v);
+    if (!ok) {
+        p->lost_sleeps++;
+    }
+}
+#else
+static __always_inline void
+kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
+{
+}
+
+static __always_inline void
+kd_block_woken(void *ctx, struct kd_tstate *st, u64 now)
+{
+}
+
+static __always_inline void
+kd_block_end(u32 tid, struct kd_tstate *st, u64 now)
+{
 }
 #endif
 
@@ -977,7 +1112,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
  * asleep.
  */
 static __always_inline void
-kd_wakeup(void *task)
+kd_wakeup(void *ctx, void *task)
 {
     struct kd_tstate *st;
 
@@ -1014,6 +1149,7 @@ kd_wakeup(void *task)
     if (st->sleep_ts) {
         st->acct.v[KD_ACCT_SLEEP] += now - st->sleep_ts;
         st->sleep_ts = 0;
+        kd_block_woken(ctx, st, now);
     }
 #endif
 
@@ -1029,13 +1165,13 @@ kd_wakeup(void *task)
 
 RAW_TRACEPOINT_PROBE(sched_wakeup)
 {
-    kd_wakeup((void *) ctx->args[0]);
+    kd_wakeup(ctx, (void *) ctx->args[0]);
     return 0;
 }
 
 RAW_TRACEPOINT_PROBE(sched_wakeup_new)
 {
-    kd_wakeup((void *) ctx->args[0]);
+    kd_wakeup(ctx, (void *) ctx->args[0]);
     return 0;
 }
 
@@ -1250,6 +1386,13 @@ kd_unseen_wakeup(u32 tid, struct kd_tstate *st, void *task, u64 arrived)
     }
     waited = waited < span ? waited : span;
     st->acct.v[KD_ACCT_SLEEP] += span - waited;
+#if KD_WITH_BLOCKED
+    struct kd_gap_block *b = &((struct kd_tstate_gap *) st)->block;
+
+    if (b->ts && !b->woken_ts) {
+        b->woken_ts = arrived - waited;
+    }
+#endif
     if (waited) {
         struct kd_holder nobody = { .known = false };
 
@@ -1286,6 +1429,7 @@ kd_unseen_switch_in(u32 tid, struct kd_tstate *st, void *task, u64 arrived)
     }
     st->sleep_ts = st->stop_ts = 0;
 #endif
+    kd_block_end(tid, st, arrived);
     st->run_ts = arrived;
     if (st->syscall_ts) {
         kd_kernel_begin(st, arrived);
@@ -1326,8 +1470,8 @@ kd_unseen_running(u32 tid, struct kd_tstate *st, u64 now)
  * 'cpu' now ('preempt': it was preempted); its switch in, when not seen,
  * was at 'arrived'. */
 static __always_inline void
-kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now,
-              u64 arrived)
+kd_switch_out(void *ctx, u32 tid, void *task, bool preempt, u32 cpu,
+              u64 now, u64 arrived)
 {
     u64 state = kd_task_state(task);
     struct kd_tstate *st = kd_tstate_get(tid);
@@ -1349,6 +1493,9 @@ kd_switch_out(u32 tid, void *task, bool preempt, u32 cpu, u64 now,
         st->stop_ts = now;
     }
     kd_acct_switch_out(tid, st, runnable, stopped, cpu, now);
+    if (!runnable && !stopped) {
+        kd_block_begin(ctx, st, now);
+    }
     if (st->run_ts) {
         kd_run_end(tid, st, now);
     }
@@ -1369,6 +1516,7 @@ kd_switch_in(u32 tid, u32 cpu, u64 now)
         kd_ready_end(tid, st, now);
     }
     kd_acct_switch_in(tid, st, cpu, now);
+    kd_block_end(tid, st, now);
     if (st->run_ts) {
         /* Its last switch out was not seen. */
         counters.increment(KD_COUNTER_SWITCHES_MISSED);
@@ -1406,7 +1554,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         kd_ran_charge(cpu, waiters, now, before, arrived);
     }
     if (prev_ours) {
-        kd_switch_out((u32) prev_pid_tgid, prev, ctx->args[0], cpu, now,
+        kd_switch_out(ctx, (u32) prev_pid_tgid, prev, ctx->args[0], cpu, now,
                       arrived);
     }
     if (next_ours) {

@@ -231,6 +231,7 @@ kd_capture_source(const struct kd_options *options,
         { "MAX_RAN_ENTRIES", n.ran },
         { "LONG_POLL_MIN_NS", n.long_poll },
         { "WITH_PROFILE", needs->profile ? "1" : "0" },
+        { "WITH_BLOCKED", needs->blocked ? "1" : "0" },
         { "PROFILE_STACKS", n.profile_stacks },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
@@ -639,12 +640,18 @@ kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
     return kd_capture_map_stack(c, "stack_traces", id, ips);
 }
 
+/* Whether the program has maps profile_counts and profile_stacks. */
+static bool
+kd_capture_counts_stacks(const struct kd_capture *c)
+{
+    return c->needs.profile || c->needs.blocked;
+}
+
 size_t
 kd_capture_profile_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
 {
-    return c->needs.profile ? kd_capture_map_stack(c, "profile_stacks", id,
-                                                   ips)
-                            : 0;
+    return kd_capture_counts_stacks(c)
+           ? kd_capture_map_stack(c, "profile_stacks", id, ips) : 0;
 }
 
 /* A thread's tstate entry in --long-poll-events mode, with its TID. */
@@ -721,8 +728,8 @@ kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
  * array. */
 static const struct kd_map_layout kd_profile_counts_layout = {
     .key_size = sizeof(struct kd_profile_key),
-    .value_size = sizeof(uint64_t),
-    .value_offset = offsetof(struct kd_profile_count, samples),
+    .value_size = sizeof(struct kd_profile_value),
+    .value_offset = offsetof(struct kd_profile_count, value),
     .entry_size = sizeof(struct kd_profile_count),
 };
 
@@ -736,7 +743,7 @@ kd_capture_profile_counts(struct kd_capture *c,
     *counts = NULL;
     *n = 0;
     *error = NULL;
-    if (!c->needs.profile) {
+    if (!kd_capture_counts_stacks(c)) {
         return 0;
     }
     err = kd_map_read(kd_program_map_fd(&c->prog, "profile_counts"),
@@ -839,7 +846,7 @@ kd_capture_profile_sweep(struct kd_capture *c, char **error)
     int err;
 
     *error = NULL;
-    if (!c->needs.profile || counts_fd < 0 || stacks_fd < 0) {
+    if (!kd_capture_counts_stacks(c) || counts_fd < 0 || stacks_fd < 0) {
         return 0;
     }
     err = kd_capture_kept_intervals(c, &kept, &n_kept, &read_ns, error);
@@ -862,6 +869,8 @@ kd_capture_profile_sweep(struct kd_capture *c, char **error)
             || kd_interval_listed(kept, n_kept, k->tid, k->start_ns)) {
             kd_stack_hold(k->user_stack_id, held, n);
             kd_stack_hold(k->kernel_stack_id, held, n);
+            kd_stack_hold(k->waker_user_stack_id, held, n);
+            kd_stack_hold(k->waker_kernel_stack_id, held, n);
         } else {
             kd_map_delete(counts_fd, k);
         }

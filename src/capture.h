@@ -99,19 +99,19 @@ const struct kd_losses *kd_capture_total_losses(const struct kd_capture *);
  * Returns the number of frames, 0 if there is none. */
 size_t kd_capture_stack(struct kd_capture *, int32_t id, uint64_t *ips);
 
-/* The same from the stack map of --profile-hz. */
+/* The same from the stack map of --profile-hz and --off-cpu. */
 size_t kd_capture_profile_stack(struct kd_capture *, int32_t id,
                                 uint64_t *ips);
 
-/* --profile-hz: reads every count of map profile_counts into a new array
- * '*counts' of '*n' (see kd_gap_set_profile()).  Returns 0 or a positive
- * errno with a message in '*error'. */
+/* --profile-hz, --off-cpu: reads every count of map profile_counts into
+ * a new array '*counts' of '*n' (see kd_gap_set_profile()).  Returns 0 or
+ * a positive errno with a message in '*error'. */
 struct kd_profile_count;
 int kd_capture_profile_counts(struct kd_capture *,
                               struct kd_profile_count **counts, size_t *n,
                               char **error);
 
-/* --profile-hz: deletes from map profile_counts the counts of the
+/* --profile-hz, --off-cpu: deletes from map profile_counts the counts of the
  * intervals that are neither going on (read from the threads' map
  * entries) nor ended and not yet reported (the ring buffer is drained
  * into the events' state after that read), and from the stack map the

@@ -270,7 +270,8 @@ kd_gap_set_profile(struct kd_gap *gap, const struct kd_gap_event *ev,
         const struct kd_profile_count *c = &counts[i];
         struct kd_gap_profile_stack *st;
 
-        if (c->key.tid != ev->head.tid || c->key.start_ns != ev->start_ns) {
+        if (c->key.tid != ev->head.tid || c->key.start_ns != ev->start_ns
+            || c->key.kind != KD_COUNT_ON_CPU) {
             continue;
         }
         gap->stacks = kd_xreallocarray(gap->stacks, gap->n_stacks + 1,
@@ -279,7 +280,8 @@ kd_gap_set_profile(struct kd_gap *gap, const struct kd_gap_event *ev,
         memset(st, 0, sizeof *st);
         st->user_stack_id = c->key.user_stack_id;
         st->kernel_stack_id = c->key.kernel_stack_id;
-        st->samples = c->samples > UINT32_MAX ? UINT32_MAX : c->samples;
+        st->samples = c->value.count > UINT32_MAX ? UINT32_MAX
+                                                  : c->value.count;
         st->ns = kd_gap_share_ns(on_cpu, st->samples, p->samples);
         st->merged = 1;
     }
@@ -375,6 +377,210 @@ kd_gap_merge_stacks(struct kd_gap *gap)
                                     gap->samples);
 }
 
+static int
+kd_gap_blocked_cmp(const void *a_, const void *b_)
+{
+    const struct kd_gap_blocked *a = a_, *b = b_;
+    uint64_t na = kd_gap_blocked_ns(a), nb = kd_gap_blocked_ns(b);
+
+    if (na != nb) {
+        return na > nb ? -1 : 1;
+    }
+    if (a->count != b->count) {
+        return a->count > b->count ? -1 : 1;
+    }
+    if (a->kernel_stack_id != b->kernel_stack_id) {
+        return a->kernel_stack_id < b->kernel_stack_id ? -1 : 1;
+    }
+    if (a->user_stack_id != b->user_stack_id) {
+        return a->user_stack_id < b->user_stack_id ? -1 : 1;
+    }
+    return a->waker_tid < b->waker_tid ? -1 : a->waker_tid > b->waker_tid;
+}
+
+void
+kd_gap_set_blocked(struct kd_gap *gap, const struct kd_gap_event *ev,
+                   bool on, const struct kd_profile_count *counts, size_t n)
+{
+    const struct kd_gap_profile *p = &ev->detail.profile;
+
+    gap->off_cpu = on;
+    gap->blocked = NULL;
+    gap->n_blocked = 0;
+    if (!on) {
+        return;
+    }
+    gap->n_sleeps = p->sleeps;
+    gap->lost_sleeps = p->lost_sleeps;
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_profile_count *c = &counts[i];
+        struct kd_gap_blocked *b;
+
+        if (c->key.tid != ev->head.tid || c->key.start_ns != ev->start_ns
+            || c->key.kind != KD_COUNT_BLOCKED) {
+            continue;
+        }
+        gap->blocked = kd_xreallocarray(gap->blocked, gap->n_blocked + 1,
+                                        sizeof *gap->blocked);
+        b = &gap->blocked[gap->n_blocked++];
+        memset(b, 0, sizeof *b);
+        b->user_stack_id = c->key.user_stack_id;
+        b->kernel_stack_id = c->key.kernel_stack_id;
+        b->woken = c->key.woken != 0;
+        b->waker_tid = c->key.waker_tid;
+        b->waker_pid = c->value.waker_pid;
+        kd_fixed_cstr(b->waker_name, c->value.waker_comm,
+                      sizeof c->value.waker_comm);
+        b->waker_user_stack_id = c->key.waker_user_stack_id;
+        b->waker_kernel_stack_id = c->key.waker_kernel_stack_id;
+        b->count = c->value.count;
+        b->sleep_ns = c->value.sleep_ns;
+        b->ready_ns = c->value.ready_ns;
+        b->merged = 1;
+    }
+    if (gap->n_blocked) {
+        qsort(gap->blocked, gap->n_blocked, sizeof *gap->blocked,
+              kd_gap_blocked_cmp);
+    }
+}
+
+/* Whether formatted kernel frame 'frame' names a function whose name
+ * starts with one of 'prefixes' (NULL-terminated). */
+static bool
+kd_frame_starts(const char *frame, const char *const *prefixes)
+{
+    for (; *prefixes; prefixes++) {
+        if (!strncmp(frame, *prefixes, strlen(*prefixes))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+enum kd_waker_context
+kd_waker_context(char *const *frames, size_t n)
+{
+    /* The entry points of interrupts on x86_64 and arm64, and the
+     * kernel's soft interrupt loop: the innermost one found tells. */
+    static const char *const hard[] = {
+        "asm_sysvec_", "sysvec_", "__sysvec_", "asm_common_interrupt",
+        "common_interrupt", "hrtimer_interrupt", "handle_irq_event",
+        "el1_interrupt", "el0_interrupt", "gic_handle_irq",
+        "handle_domain_irq", "generic_handle_domain_irq", NULL,
+    };
+    static const char *const soft[] = {
+        "handle_softirqs", "__do_softirq", "do_softirq", NULL,
+    };
+
+    for (size_t i = 0; i < n; i++) {
+        if (kd_frame_starts(frames[i], soft)) {
+            return KD_WAKER_SOFTIRQ;
+        }
+        if (kd_frame_starts(frames[i], hard)) {
+            return KD_WAKER_HARDIRQ;
+        }
+    }
+    return KD_WAKER_TASK;
+}
+
+static void
+kd_frames_free(struct kd_frames *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i]);
+    }
+    free(f->v);
+    *f = (struct kd_frames) { .v = NULL };
+}
+
+void
+kd_gap_set_blocked_frames(struct kd_gap *gap, size_t i,
+                          struct kd_frames frames,
+                          struct kd_frames waker_frames, bool lost)
+{
+    struct kd_gap_blocked *b = &gap->blocked[i];
+
+    kd_frames_free(&b->frames);
+    kd_frames_free(&b->waker_frames);
+    b->frames = frames;
+    b->waker_frames = waker_frames;
+    b->lost = lost;
+    b->context = kd_waker_context(waker_frames.v, waker_frames.n_kernel);
+    if (b->context != KD_WAKER_TASK) {
+        /* The user frames are those of the task it interrupted. */
+        for (size_t j = waker_frames.n_kernel; j < waker_frames.n; j++) {
+            free(b->waker_frames.v[j]);
+        }
+        b->waker_frames.n = waker_frames.n_kernel;
+    }
+}
+
+/* Whether 'a' and 'b' have as many frames, naming the same functions. */
+static bool
+kd_frames_same_functions(const struct kd_frames *a,
+                         const struct kd_frames *b)
+{
+    if (a->n != b->n) {
+        return false;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        if (!kd_frame_same_function(a->v[i], b->v[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool
+kd_blocked_same(const struct kd_gap_blocked *a,
+                const struct kd_gap_blocked *b)
+{
+    return !a->lost && !b->lost && a->woken == b->woken
+           && a->context == b->context
+           && !strcmp(a->waker_name, b->waker_name)
+           && kd_frames_same_functions(&a->frames, &b->frames)
+           && kd_frames_same_functions(&a->waker_frames, &b->waker_frames);
+}
+
+void
+kd_gap_merge_blocked(struct kd_gap *gap)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < gap->n_blocked; i++) {
+        struct kd_gap_blocked *b = &gap->blocked[i];
+        size_t j;
+
+        for (j = 0; j < n; j++) {
+            if (kd_blocked_same(&gap->blocked[j], b)) {
+                break;
+            }
+        }
+        if (j < n) {
+            gap->blocked[j].count += b->count;
+            gap->blocked[j].sleep_ns += b->sleep_ns;
+            gap->blocked[j].ready_ns += b->ready_ns;
+            gap->blocked[j].merged += b->merged;
+            kd_frames_free(&b->frames);
+            kd_frames_free(&b->waker_frames);
+        } else {
+            gap->blocked[n++] = *b;
+        }
+    }
+    if (n) {
+        qsort(gap->blocked, n, sizeof *gap->blocked, kd_gap_blocked_cmp);
+    }
+    gap->other_blocked_count = 0;
+    gap->other_blocked_ns = 0;
+    for (size_t i = KD_GAP_BLOCKED; i < n; i++) {
+        gap->other_blocked_count += gap->blocked[i].count;
+        gap->other_blocked_ns += kd_gap_blocked_ns(&gap->blocked[i]);
+        kd_frames_free(&gap->blocked[i].frames);
+        kd_frames_free(&gap->blocked[i].waker_frames);
+    }
+    gap->n_blocked = n < KD_GAP_BLOCKED ? n : KD_GAP_BLOCKED;
+}
+
 void
 kd_gap_destroy(struct kd_gap *gap)
 {
@@ -384,4 +590,11 @@ kd_gap_destroy(struct kd_gap *gap)
     free(gap->stacks);
     gap->stacks = NULL;
     gap->n_stacks = 0;
+    for (size_t i = 0; i < gap->n_blocked; i++) {
+        kd_frames_free(&gap->blocked[i].frames);
+        kd_frames_free(&gap->blocked[i].waker_frames);
+    }
+    free(gap->blocked);
+    gap->blocked = NULL;
+    gap->n_blocked = 0;
 }

@@ -46,11 +46,30 @@ const char *kd_gap_part_label(enum kd_gap_part);
  * the others are summed. */
 #define KD_GAP_STACKS 16
 
+/* How many of an interval's (blocked stack, waker) pairs a report keeps;
+ * the others are summed. */
+#define KD_GAP_BLOCKED 8
+
 /* An entry of map profile_counts: the samples of one stack pair of one
- * interval of one thread. */
+ * interval of one thread, or its sleeps there with one waker. */
 struct kd_profile_count {
     struct kd_profile_key key;
-    uint64_t samples;
+    struct kd_profile_value value;
+};
+
+/* Where a waker ran when it woke a thread: as a task, or in an interrupt
+ * of the task that was on its CPU (told by its kernel stack). */
+enum kd_waker_context {
+    KD_WAKER_TASK,
+    KD_WAKER_HARDIRQ,
+    KD_WAKER_SOFTIRQ,
+};
+
+/* Frames, the kernel's first, innermost first. */
+struct kd_frames {
+    char **v;                       /* NULL until resolved. */
+    size_t n;
+    size_t n_kernel;                /* The first ones. */
 };
 
 /* One stack of an interval's on-CPU profile (--profile-hz). */
@@ -70,6 +89,36 @@ struct kd_gap_profile_stack {
     size_t merged;                  /* How many stack pairs it stands
                                      * for (kd_gap_merge_stacks()). */
 };
+
+/* Where an interval's thread slept, woken by one waker (--off-cpu): its
+ * sleeps there, with their time asleep and then in the run queue. */
+struct kd_gap_blocked {
+    int32_t user_stack_id;          /* -1: none (the others alike). */
+    int32_t kernel_stack_id;
+    bool woken;                     /* A wake-up seen: the waker known. */
+    uint32_t waker_tid;
+    uint32_t waker_pid;
+    char waker_name[KD_COMM_LEN + 1];
+    int32_t waker_user_stack_id;    /* Only for a thread of the target. */
+    int32_t waker_kernel_stack_id;
+    enum kd_waker_context context;  /* From its frames (kd_gap_set_
+                                     * blocked_frames()). */
+    uint64_t count;
+    uint64_t sleep_ns;
+    uint64_t ready_ns;
+    struct kd_frames frames;        /* Where it slept. */
+    struct kd_frames waker_frames;  /* Where the waker was (no user frames
+                                     * in an interrupt). */
+    bool lost;                      /* A stack of it was gone. */
+    size_t merged;                  /* How many pairs it stands for. */
+};
+
+/* Its whole time off CPU. */
+static inline uint64_t
+kd_gap_blocked_ns(const struct kd_gap_blocked *b)
+{
+    return b->sleep_ns + b->ready_ns;
+}
 
 struct kd_gap {
     unsigned int index;             /* 1 for the first one reported; 0
@@ -129,6 +178,18 @@ struct kd_gap {
     uint64_t other_ns;
     uint32_t lost_samples;
     uint64_t lost_ns;
+
+    /* Where it slept (--off-cpu; 'off_cpu' false: off): its sleeps that
+     * ended in the interval, by (blocked stack, waker) by decreasing time
+     * (KD_GAP_BLOCKED at most, once merged), the sleeps and time of the
+     * others, and the sleeps whose stacks or count found no room. */
+    bool off_cpu;
+    uint32_t n_sleeps;
+    struct kd_gap_blocked *blocked;
+    size_t n_blocked;
+    uint64_t other_blocked_count;
+    uint64_t other_blocked_ns;
+    uint32_t lost_sleeps;
 };
 
 /* The interval's length. */
@@ -166,6 +227,31 @@ void kd_gap_set_frames(struct kd_gap *gap, size_t i, char **frames,
  * most sampled member, then keeps the KD_GAP_STACKS most sampled and
  * sums the others. */
 void kd_gap_merge_stacks(struct kd_gap *gap);
+
+/* Keeps where the thread of '*gap', decoded from 'ev', slept ('on' false:
+ * not traced): the 'n' 'counts' (read from map profile_counts) of its
+ * sleeps in its interval. */
+void kd_gap_set_blocked(struct kd_gap *gap, const struct kd_gap_event *ev,
+                        bool on, const struct kd_profile_count *counts,
+                        size_t n);
+
+/* Gives pair 'i' of 'gap' the 'frames' of where it slept and the
+ * 'waker_frames' of its waker (the gap then owns their arrays and
+ * strings), 'lost' if one of their stacks was gone; the waker's context
+ * is told from its kernel frames, and an interrupt's user frames (of the
+ * task it interrupted) are dropped. */
+void kd_gap_set_blocked_frames(struct kd_gap *gap, size_t i,
+                               struct kd_frames frames,
+                               struct kd_frames waker_frames, bool lost);
+
+/* Once every pair has its frames: merges those whose frames name the same
+ * functions and whose wakers have the same name, context and functions,
+ * then keeps the KD_GAP_BLOCKED longest and sums the others. */
+void kd_gap_merge_blocked(struct kd_gap *gap);
+
+/* The context of a waker whose kernel frames are 'frames' (innermost
+ * first): in a hard or soft interrupt, or a task. */
+enum kd_waker_context kd_waker_context(char *const *frames, size_t n);
 
 /* Frees what 'gap' owns (its stacks' frames). */
 void kd_gap_destroy(struct kd_gap *gap);

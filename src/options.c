@@ -277,12 +277,18 @@ static const struct kd_option_def kd_option_defs[] = {
                 "(0 to 10000, default 0: off) and show each long\n"
                 "interval's stacks on CPU",
     }, {
+        .long_name = "off-cpu",
+        KD_SETS(off_cpu), .watch_only = true,
+        .help = "With --long-poll-events: show where each long\n"
+                "interval's thread slept, for how long, and who\n"
+                "woke it",
+    }, {
         .long_name = "folded",
         .arg = KD_ARG_REQUIRED, .metavar = "FILE",
         KD_STRING(folded), .watch_only = true,
-        .help = "With --profile-hz: append each long interval's\n"
-                "stacks to FILE in the folded format of flame graph\n"
-                "tools",
+        .help = "With --profile-hz or --off-cpu: append each long\n"
+                "interval's stacks to FILE in the folded format of\n"
+                "flame graph tools",
     }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
@@ -331,6 +337,7 @@ kd_options_needs(const struct kd_options *o)
     needs.gaps = o->long_poll;
     needs.profile = o->long_poll && o->profile_hz > 0
                     && o->stack_trace_size > 0;
+    needs.blocked = o->long_poll && o->off_cpu && o->stack_trace_size > 0;
     needs.stats = !o->long_poll;
     needs.acct = o->long_poll || o->summary || o->json;
     needs.ran = needs.acct && needs.stats;
@@ -1409,9 +1416,10 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
     if (status < 0) {
         status = kd_check_conflicts(given_at, err);
     }
-    if (status < 0 && options->folded && !options->profile_hz) {
+    if (status < 0 && options->folded && !options->profile_hz
+        && !options->off_cpu) {
         status = kd_arg_error(err, kd_find_def("folded"),
-                              "requires --profile-hz");
+                              "requires --profile-hz or --off-cpu");
     }
     if (status < 0 && !options->node_name) {
         const char *node = getenv("KD_NODE_NAME");

@@ -46,6 +46,7 @@ struct kd_options {
     bool wait_target;               /* --wait-target: wait, re-attach. */
     const char *node_name;          /* --node-name, or $KD_NODE_NAME. */
     unsigned int profile_hz;        /* --profile-hz: 0 is off. */
+    bool off_cpu;                   /* --off-cpu. */
     const char *folded;             /* --folded: the file, or NULL. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
@@ -100,6 +101,8 @@ struct kd_needs {
                              * --json). */
     bool profile;           /* On-CPU stacks of long poll intervals
                              * (--profile-hz). */
+    bool blocked;           /* Where their threads slept, and who woke
+                             * them (--off-cpu). */
     bool upcalls;           /* Upcall statistics (not with
                              * --skip-upcall-stats, nor
                              * --long-poll-events), if the kernel can

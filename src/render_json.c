@@ -586,6 +586,67 @@ kd_render_json_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
     kd_ds_put_char(ds, ']');
 }
 
+/* A "frames" array of 'f'. */
+static void
+kd_render_json_frames(struct kd_ds *ds, const struct kd_frames *f)
+{
+    bool first = true;
+
+    kd_ds_put_cstr(ds, "\"frames\":[");
+    for (size_t j = 0; j < f->n; j++) {
+        kd_json_next(ds, &first);
+        kd_json_string(ds, f->v[j]);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
+static const char *
+kd_waker_context_name(enum kd_waker_context context)
+{
+    return context == KD_WAKER_HARDIRQ ? "hardirq"
+           : context == KD_WAKER_SOFTIRQ ? "softirq" : "task";
+}
+
+/* --off-cpu: where the thread slept in the interval, and who woke it. */
+static void
+kd_render_json_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
+{
+    bool first = true;
+
+    if (!gap->off_cpu) {
+        return;
+    }
+    kd_ds_put_format(ds, ",\"off_cpu\":{\"sleeps\":%" PRIu32
+                     ",\"other_sleeps\":%" PRIu64 ",\"other_ns\":%" PRIu64
+                     ",\"lost_sleeps\":%" PRIu32 "},\"blocked\":[",
+                     gap->n_sleeps, gap->other_blocked_count,
+                     gap->other_blocked_ns, gap->lost_sleeps);
+    for (size_t i = 0; i < gap->n_blocked; i++) {
+        const struct kd_gap_blocked *b = &gap->blocked[i];
+
+        kd_json_next(ds, &first);
+        kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"ns\":%" PRIu64
+                         ",\"sleep_ns\":%" PRIu64 ",\"run_queue_ns\":%"
+                         PRIu64 ",\"merged\":%zu,\"lost\":%s,", b->count,
+                         kd_gap_blocked_ns(b), b->sleep_ns, b->ready_ns,
+                         b->merged, b->lost ? "true" : "false");
+        kd_render_json_frames(ds, &b->frames);
+        kd_ds_put_cstr(ds, ",\"waker\":");
+        if (!b->woken) {
+            kd_ds_put_cstr(ds, "null}");
+            continue;
+        }
+        kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"pid\":%" PRIu32
+                         ",\"name\":", b->waker_tid, b->waker_pid);
+        kd_json_string(ds, b->waker_name);
+        kd_ds_put_format(ds, ",\"context\":\"%s\",",
+                         kd_waker_context_name(b->context));
+        kd_render_json_frames(ds, &b->waker_frames);
+        kd_ds_put_cstr(ds, "}}");
+    }
+    kd_ds_put_char(ds, ']');
+}
+
 void
 kd_render_json_gap(struct kd_ds *ds, const char *node,
                    const struct kd_gap *gap, const struct kd_losses *total)
@@ -651,6 +712,7 @@ kd_render_json_gap(struct kd_ds *ds, const char *node,
     kd_ds_put_format(ds, "],\"ran_instead_others_ns\":%" PRIu64,
                      gap->ran_others_ns);
     kd_render_json_gap_stacks(ds, gap);
+    kd_render_json_gap_blocked(ds, gap);
     if (gap->in_progress && gap->open_syscall >= 0) {
         char name[64];
 

@@ -321,6 +321,21 @@ kd_render_text_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
  * all. */
 #define KD_TEXT_STACKS 5
 
+/* The label of stack 'i' (from 0) of a table: its number, and whether it
+ * was 'lost' or how many it stands for. */
+static void
+kd_render_text_stack_label(char *label, size_t size, size_t i, bool lost,
+                           size_t merged)
+{
+    if (lost) {
+        snprintf(label, size, "#%zu (stack lost)", i + 1);
+    } else if (merged > 1) {
+        snprintf(label, size, "#%zu (%zu merged)", i + 1, merged);
+    } else {
+        snprintf(label, size, "#%zu", i + 1);
+    }
+}
+
 /* One line of the [ON CPU STACKS] table: 'samples' of 'whole', 'ns'. */
 static void
 kd_render_text_stack_row(struct kd_ds *ds, const char *label,
@@ -356,14 +371,8 @@ kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
             rest_ns += st->ns;
             continue;
         }
-        if (st->lost) {
-            snprintf(label, sizeof label, "#%zu (stack lost)", i + 1);
-        } else if (st->merged > 1) {
-            snprintf(label, sizeof label, "#%zu (%zu merged)", i + 1,
-                     st->merged);
-        } else {
-            snprintf(label, sizeof label, "#%zu", i + 1);
-        }
+        kd_render_text_stack_label(label, sizeof label, i, st->lost,
+                                   st->merged);
         kd_render_text_stack_row(ds, label, st->samples, gap->samples,
                                  st->ns);
         for (size_t j = 0; j < st->n_frames; j++) {
@@ -382,6 +391,96 @@ kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
         kd_render_text_stack_row(ds, "(no room in the map)",
                                  gap->lost_samples, gap->samples,
                                  gap->lost_ns);
+    }
+}
+
+/* How many of an interval's (blocked stack, waker) pairs the text shows;
+ * JSON has them all. */
+#define KD_TEXT_BLOCKED 5
+
+/* One line of the [BLOCKED] table. */
+static void
+kd_render_text_blocked_row(struct kd_ds *ds, const char *label,
+                           uint64_t count, uint64_t sleep_ns,
+                           uint64_t ready_ns)
+{
+    kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu64 "  ", label,
+                     count);
+    kd_report_num(ds, sleep_ns, 16);
+    kd_ds_put_cstr(ds, "  ");
+    kd_report_num(ds, ready_ns, 16);
+    kd_ds_put_char(ds, '\n');
+}
+
+/* 'f''s frames, indented by 'indent' more spaces. */
+static void
+kd_render_text_frames(struct kd_ds *ds, const struct kd_frames *f,
+                      int indent)
+{
+    for (size_t j = 0; j < f->n; j++) {
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%*s", indent, "");
+        kd_ds_put_safe_cstr(ds, f->v[j]);
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
+/* "woken by: ..." of pair 'b'. */
+static void
+kd_render_text_waker(struct kd_ds *ds, const struct kd_gap_blocked *b)
+{
+    kd_ds_put_cstr(ds, KD_REPORT_INDENT "  woken by: ");
+    if (!b->woken) {
+        kd_ds_put_cstr(ds, "(wake-up not seen)\n");
+        return;
+    }
+    if (b->context != KD_WAKER_TASK) {
+        kd_ds_put_format(ds, "%s IRQ, interrupting ",
+                         b->context == KD_WAKER_HARDIRQ ? "hard" : "soft");
+    }
+    kd_ds_put_safe_cstr(ds, b->waker_name);
+    kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")\n",
+                     b->waker_tid, b->waker_pid);
+    kd_render_text_frames(ds, &b->waker_frames, 4);
+}
+
+static void
+kd_render_text_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
+{
+    uint64_t rest = gap->other_blocked_count, rest_ns = gap->other_blocked_ns;
+    char num[32];
+
+    if (!gap->off_cpu) {
+        return;
+    }
+    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[BLOCKED] %" PRIu32
+                     " sleep%s ended in the interval\n" KD_REPORT_INDENT
+                     "%-22s %7s  %16s  %16s\n", gap->n_sleeps,
+                     gap->n_sleeps == 1 ? "" : "s", "STACK", "SLEEPS",
+                     "ASLEEP ns", "RUN QUEUE ns");
+    for (size_t i = 0; i < gap->n_blocked; i++) {
+        const struct kd_gap_blocked *b = &gap->blocked[i];
+        char label[64];
+
+        if (i >= KD_TEXT_BLOCKED) {
+            rest += b->count;
+            rest_ns += kd_gap_blocked_ns(b);
+            continue;
+        }
+        kd_render_text_stack_label(label, sizeof label, i, b->lost,
+                                   b->merged);
+        kd_render_text_blocked_row(ds, label, b->count, b->sleep_ns,
+                                   b->ready_ns);
+        kd_render_text_frames(ds, &b->frames, 2);
+        kd_render_text_waker(ds, b);
+    }
+    if (rest) {
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu64
+                         "  %16s ns off CPU\n", "(other stacks)", rest,
+                         kd_report_thousands(rest_ns, num));
+    }
+    if (gap->lost_sleeps) {
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu32 "\n",
+                         "(no room in the map)", gap->lost_sleeps);
     }
 }
 
@@ -438,6 +537,7 @@ kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
     kd_render_text_gap_syscalls(ds, gap);
     kd_render_text_gap_ran(ds, gap);
     kd_render_text_gap_stacks(ds, gap);
+    kd_render_text_gap_blocked(ds, gap);
     kd_render_text_gap_dominant(ds, gap);
 }
 

@@ -298,15 +298,41 @@ struct kd_profile_counts {
     size_t n;
 };
 
-/* Gives 'gap', decoded from 'ev', its on-CPU profile, frames resolved,
- * from 'counts' (read first if need be). */
+/* The frames of kernel stack 'kernel_id' then user stack 'user_id', with
+ * 'found' false if one of them is gone.  The kernel stack, taken from a
+ * tracepoint, starts with the tracing machinery's frames: left out. */
+static struct kd_frames
+kd_sampler_frames(const struct kd_sampler *s, struct kd_symbols *symbols,
+                  int32_t kernel_id, int32_t user_id, bool *found)
+{
+    struct kd_frames f = {
+        .v = kd_xcalloc(2 * KD_STACK_DEPTH, sizeof *f.v),
+    };
+
+    size_t skip = 0;
+
+    *found &= kd_sampler_stack_frames(s, symbols, kernel_id, true, f.v,
+                                      &f.n);
+    while (skip < f.n && kd_frame_is_tracing(f.v[skip])) {
+        free(f.v[skip++]);
+    }
+    memmove(f.v, f.v + skip, (f.n - skip) * sizeof *f.v);
+    f.n -= skip;
+    f.n_kernel = f.n;
+    *found &= kd_sampler_stack_frames(s, symbols, user_id, false, f.v,
+                                      &f.n);
+    return f;
+}
+
+/* Gives 'gap', decoded from 'ev', its on-CPU profile and where it slept,
+ * frames resolved, from 'counts' (read first if need be). */
 static void
 kd_sampler_gap_profile(const struct kd_sampler *s,
                        struct kd_symbols *symbols,
                        struct kd_profile_counts *counts,
                        const struct kd_gap_event *ev, struct kd_gap *gap)
 {
-    if (s->options->profile_hz && !counts->read) {
+    if ((s->options->profile_hz || s->options->off_cpu) && !counts->read) {
         char *error = NULL;
 
         counts->read = true;
@@ -320,18 +346,28 @@ kd_sampler_gap_profile(const struct kd_sampler *s,
                        counts->n);
     for (size_t i = 0; i < gap->n_stacks; i++) {
         const struct kd_gap_profile_stack *st = &gap->stacks[i];
-        char **frames = kd_xcalloc(2 * KD_STACK_DEPTH, sizeof *frames);
-        size_t n = 0, n_kernel;
-        bool found;
+        bool found = true;
+        struct kd_frames f = kd_sampler_frames(s, symbols,
+                                               st->kernel_stack_id,
+                                               st->user_stack_id, &found);
 
-        found = kd_sampler_stack_frames(s, symbols, st->kernel_stack_id,
-                                        true, frames, &n);
-        n_kernel = n;
-        found &= kd_sampler_stack_frames(s, symbols, st->user_stack_id,
-                                         false, frames, &n);
-        kd_gap_set_frames(gap, i, frames, n, n_kernel, !found);
+        kd_gap_set_frames(gap, i, f.v, f.n, f.n_kernel, !found);
     }
     kd_gap_merge_stacks(gap);
+
+    kd_gap_set_blocked(gap, ev, s->options->off_cpu, counts->v, counts->n);
+    for (size_t i = 0; i < gap->n_blocked; i++) {
+        const struct kd_gap_blocked *b = &gap->blocked[i];
+        bool found = true;
+        struct kd_frames frames, waker;
+
+        frames = kd_sampler_frames(s, symbols, b->kernel_stack_id,
+                                   b->user_stack_id, &found);
+        waker = kd_sampler_frames(s, symbols, b->waker_kernel_stack_id,
+                                  b->waker_user_stack_id, &found);
+        kd_gap_set_blocked_frames(gap, i, frames, waker, !found);
+    }
+    kd_gap_merge_blocked(gap);
 }
 
 /* Reports the long poll intervals the events brought, those of the

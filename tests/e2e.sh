@@ -46,7 +46,7 @@
 #   histogram.sh  histogram
 #   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs,
 #                 long_poll_wait_target, long_poll_usersys,
-#                 long_poll_profile, long_poll_progress
+#                 long_poll_profile, long_poll_offcpu, long_poll_progress
 #   outputs.sh    empty_results, json_times, wall_clock, status_line
 
 set -u
@@ -104,7 +104,8 @@ stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \
 filters \
 summary \
 list_probes histogram long_poll long_poll_wait long_poll_ovs \
-long_poll_wait_target long_poll_usersys long_poll_profile long_poll_progress \
+long_poll_wait_target long_poll_usersys long_poll_profile long_poll_offcpu \
+long_poll_progress \
 empty_results json_times wall_clock status_line \
 autodetect}
 

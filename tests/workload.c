@@ -117,6 +117,14 @@
  *                    getrusage()'s user and system time's growth over
  *                    the interval and its involuntary context switches,
  *                    and the read()s.
+ *   handoff MS       One poll interval of revalidator2 (under SCHED_FIFO,
+ *                    as in usersys) blocked in one read() of a pipe, made
+ *                    in kd_workload_handoff_wait() with the syscall
+ *                    instruction, until handler1, MS ms after revalidator2
+ *                    said it was about to read, writes the pipe in
+ *                    kd_workload_handoff_send() likewise.  Replies "done
+ *                    gap_ns=G read_ns=R waker_tid=T": the interval and
+ *                    the read() timed from user space, and handler1's TID.
  *   stuck MS         revalidator2: one poll interval spent in one
  *                    clock_nanosleep() of MS ms, between two
  *                    poll(NULL, 0, 0) calls.  Replies "done gap_ns=G":
@@ -234,6 +242,8 @@ enum job_type {
     JOB_STUCK,           /* One interval asleep for arg[0] ms. */
     JOB_USERSYS,         /* arg[0] ms in user space, arg[1] in the
                           * kernel, in one poll interval. */
+    JOB_HANDOFF_WAIT,    /* One poll interval in a read() of the pipe. */
+    JOB_HANDOFF_SEND,    /* Write the pipe arg[0] ms after the read. */
 };
 
 struct job {
@@ -528,6 +538,108 @@ kd_workload_slow_syscall(void)
 #else
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
 #endif
+}
+
+/* Syscall 'nr' with three arguments, made with the syscall instruction
+ * right where it is inlined (see kd_workload_slow_syscall()). */
+static inline __attribute__((always_inline)) long
+raw_syscall3(long nr, long a, long b, long c)
+{
+#if defined(__x86_64__)
+    long ret;
+
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(nr), "D"(a), "S"(b), "d"(c)
+                     : "rcx", "r11", "memory");
+    return ret;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = nr;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+
+    __asm__ volatile("svc #0"
+                     : "+r"(x0)
+                     : "r"(x8), "r"(x1), "r"(x2)
+                     : "memory");
+    return x0;
+#else
+    return syscall(nr, a, b, c);
+#endif
+}
+
+static int set_policy(pid_t tid, int policy);
+
+/* "handoff": the pipe, whether revalidator2 is about to read it, and what
+ * it measured. */
+static int handoff_pipe[2] = { -1, -1 };
+static atomic_bool handoff_reading;
+static struct {
+    uint64_t gap_ns;
+    uint64_t read_ns;
+} handoff_stats;
+
+/* "handoff": blocks in read() of the pipe (revalidator2).  Global and not
+ * inlined, so that it has a symbol in the blocked stack. */
+long kd_workload_handoff_wait(void);
+
+__attribute__((noinline)) long
+kd_workload_handoff_wait(void)
+{
+    char c;
+
+    return raw_syscall3(SYS_read, handoff_pipe[0], (long) &c, 1);
+}
+
+/* "handoff": writes the pipe (handler1), the waker's frame. */
+long kd_workload_handoff_send(void);
+
+__attribute__((noinline)) long
+kd_workload_handoff_send(void)
+{
+    char c = 'h';
+
+    return raw_syscall3(SYS_write, handoff_pipe[1], (long) &c, 1);
+}
+
+static int
+job_handoff_wait(void)
+{
+    uint64_t start, t0, t1;
+    long n;
+    int error = set_policy(0, SCHED_FIFO);
+
+    if (error) {
+        atomic_store(&handoff_reading, true);
+        return error;
+    }
+    wl_poll(0);
+    start = now_ns();
+    atomic_store(&handoff_reading, true);
+    t0 = now_ns();
+    n = kd_workload_handoff_wait();
+    t1 = now_ns();
+    wl_poll(0);
+    handoff_stats.gap_ns = now_ns() - start;
+    handoff_stats.read_ns = t1 - t0;
+    error = set_policy(0, SCHED_OTHER);
+    return n != 1 ? (n < 0 ? (int) -n : EIO) : error;
+}
+
+static int
+job_handoff_send(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000,
+                           .tv_nsec = (ms % 1000) * NSEC_PER_MSEC };
+    long n;
+
+    while (!atomic_load(&handoff_reading)) {
+        sched_yield();
+    }
+    nanosleep(&ts, NULL);
+    n = kd_workload_handoff_send();
+    return n != 1 ? (n < 0 ? (int) -n : EIO) : 0;
 }
 
 /* "events N M P": N getppid(), M slow syscalls, P 5 ms poll(). */
@@ -1092,6 +1204,10 @@ run_job(const struct job *job)
         return job_stuck(job->arg[0]);
     case JOB_USERSYS:
         return job_usersys(job->arg[0], job->arg[1]);
+    case JOB_HANDOFF_WAIT:
+        return job_handoff_wait();
+    case JOB_HANDOFF_SEND:
+        return job_handoff_send(job->arg[0]);
     }
     return EINVAL;
 }
@@ -1657,6 +1773,24 @@ execute(char *line, char *reply, size_t size)
                      usersys_stats.kernel_ns, usersys_stats.ru_user_ns,
                      usersys_stats.ru_sys_ns, usersys_stats.preempted,
                      usersys_stats.reads);
+        }
+    } else if (!strcmp(cmd, "handoff")) {
+        if (!parse_long(arg1, 0, MAX_MSEC, &a) || arg2) {
+            snprintf(reply, size, "error usage: handoff MS");
+            return true;
+        }
+        if (handoff_pipe[0] < 0 && pipe2(handoff_pipe, O_CLOEXEC)) {
+            snprintf(reply, size, "error pipe: %s", strerror(errno));
+            return true;
+        }
+        atomic_store(&handoff_reading, false);
+        memset(&handoff_stats, 0, sizeof handoff_stats);
+        dispatch(W_REVALIDATOR2, JOB_HANDOFF_WAIT, 0, 0);
+        dispatch(W_HANDLER1, JOB_HANDOFF_SEND, a, 0);
+        if (collect(W_REVALIDATOR2, W_HANDLER1, reply, size)) {
+            snprintf(reply, size, "done gap_ns=%" PRIu64 " read_ns=%" PRIu64
+                     " waker_tid=%d", handoff_stats.gap_ns,
+                     handoff_stats.read_ns, (int) workers[W_HANDLER1].tid);
         }
     } else if (!strcmp(cmd, "traced")) {
         if (!parse_long(arg1, 0, MAX_COUNT, &a)

@@ -798,6 +798,71 @@ scenario_long_poll_profile() {
                     "$WORKDIR/$tag.folded" && echo true)"
 }
 
+# --off-cpu: one interval of revalidator2 blocked in one read() of a pipe
+# (kd_workload_handoff_wait()) until handler1 writes it 100 ms later
+# (kd_workload_handoff_send()).  The sleep is named by its stack, its
+# waker by TID, name and stack, and its time (asleep, then in the run
+# queue) is the read()'s as the workload timed it, less the read()'s time
+# on CPU; the sleeps add up to the interval's time blocked.
+scenario_long_poll_offcpu() {
+    local tag=long_poll_offcpu pid=${WL_PID[main]}
+    local rv=${WL_TID[main:revalidator2]} read waker tol folded
+
+    lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
+        --off-cpu --folded "$WORKDIR/$tag.folded" || return
+    wl_cmd main "handoff 100" \
+        || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    lp_end $tag
+    lp_check_records $tag
+
+    read=$(reply_field read_ns) waker=$(reply_field waker_tid)
+    if ! is_uint "$read" || ! is_uint "$waker"; then
+        fail "$tag: the workload's truth" "read_ns=... waker_tid=..." \
+             "$WL_REPLY_LINE"
+        return
+    fi
+    lp_record "$rv"
+    check_eq "$tag: one sleep, none lost" "1 0" \
+             "$(lr '"\(.off_cpu.sleeps) \(.off_cpu.lost_sleeps)"')"
+    check_eq "$tag: its stack: the workload's read, through the pipe" \
+             "1 true true" \
+             "$(lr '.blocked[0] | "\(.count) \(any(.frames[];
+                    startswith("kd_workload_handoff_wait+")))
+                    \(any(.frames[]; test("^(anon_)?pipe_read\\+")))"' \
+                | xargs)"
+    check_eq "$tag: its waker: handler1, a task of the target" \
+             "$waker $pid handler1 task" \
+             "$(lr '.blocked[0].waker | "\(.tid) \(.pid) \(.name)
+                    \(.context)"' | xargs)"
+    check_eq "$tag: the waker's stack: the workload's write, to the pipe" \
+             "true true" \
+             "$(lr '.blocked[0].waker | "\(any(.frames[];
+                    startswith("kd_workload_handoff_send+")))
+                    \(any(.frames[]; test("^(anon_)?pipe_write\\+")))"' \
+                | xargs)"
+    # The read() under SCHED_FIFO: on a CPU only to enter, switch out,
+    # and return; 1 ms (scaled) for that and the interrupts meanwhile.
+    tol=$((MS * WAIT_SCALE))
+    check_close "$tag: the sleep's time off CPU vs the read()'s" "$read" \
+                "$(lr '.blocked[0].ns')" "$tol" 0
+    check_eq "$tag: asleep and in the run queue add up" \
+             "$(lr '.blocked[0].ns')" \
+             "$(lr '.blocked[0].sleep_ns + .blocked[0].run_queue_ns')"
+    check_eq "$tag: the sleeps' time asleep is the interval's blocked time" \
+             "$(lr '.blocked_in_syscalls_ns + .blocked_outside_syscalls_ns')" \
+             "$(lr '([.blocked[].sleep_ns] | add // 0)')"
+    # --folded: the waker's frames over the sleeper's.
+    folded=$(grep "^revalidator2 $rv;long poll .*;blocked;" \
+                  "$WORKDIR/$tag.folded")
+    check_eq "$tag: --folded: the sleep, its waker over it" "1 1" \
+             "$(grep -c . <<<"$folded")\
+ $(grep -c ';kd_workload_handoff_wait;.*;waker:handler1;.*;kd_workload_handoff_send;' \
+        <<<"$folded")"
+    check_eq "$tag: --folded: the values add up to the sleeps' time" \
+             "$(lr '([.blocked[].ns] | add // 0) + .off_cpu.other_ns')" \
+             "$(awk '{ s += $NF } END { printf "%d", s }' <<<"$folded")"
+}
+
 # An interval that has not ended: revalidator2 sleeps 3 s between two
 # poll() calls, with a 200 ms threshold.  Each scan that finds it longer
 # than the threshold, then than each doubling of it, reports it in

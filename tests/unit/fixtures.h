@@ -392,11 +392,11 @@ make_profiled_gap(struct kd_gap_event *ev, struct kd_gap *gap)
         counts[i].key.user_stack_id = 10 + i;
         counts[i].key.kernel_stack_id = i ? 20 + i : -1;
     }
-    counts[0].samples = 50;
-    counts[1].samples = 30;
-    counts[2].samples = 18;
-    counts[3].samples = 7;
-    counts[4].samples = 9;
+    counts[0].value.count = 50;
+    counts[1].value.count = 30;
+    counts[2].value.count = 18;
+    counts[3].value.count = 7;
+    counts[4].value.count = 9;
     kd_gap_decode(ev, 0, 1, gap);
     kd_gap_set_profile(gap, ev, 99, counts, 5);
     for (size_t i = 0; i < gap->n_stacks; i++) {
@@ -410,6 +410,83 @@ make_profiled_gap(struct kd_gap_event *ev, struct kd_gap *gap)
             n++;
         }
         kd_gap_set_frames(gap, i, f, n, which ? 1 : 0, false);
+    }
+}
+
+/* Where make_gap_event()'s thread 42 slept (--off-cpu): 5 sleeps, 1 lost;
+ * counts of four (blocked stack, waker) pairs of its interval, in the
+ * order: read woken by "writer" (TID 44 of the target) twice, 300 ms
+ * asleep and 2 ms in the run queue; the same functions at other offsets
+ * and the same waker once, 100 ms and 1 ms; a futex wait woken by a hard
+ * IRQ of "swapper/1" (TID 0), 50 ms; a sleep whose wake-up was not seen,
+ * 10 ms; and one count of another thread and one of another interval.
+ * '*gap' is decoded from '*ev', its pairs and frames set (not merged). */
+static inline void
+make_blocked_gap(struct kd_gap_event *ev, struct kd_gap *gap)
+{
+    static const char *const frames[4][3] = {
+        { "schedule+0x1 [kernel]", "read+0x5 [libc.so.6]",
+          "wait_reply+0x10 [ovs-vswitchd]" },
+        { "schedule+0x7 [kernel]", "read+0x9 [libc.so.6]",
+          "wait_reply+0x30 [ovs-vswitchd]" },
+        { "futex_wait+0x2 [kernel]", "lll_lock+0x5 [libc.so.6]", NULL },
+        { "do_nanosleep+0x3 [kernel]", "nanosleep+0x4 [libc.so.6]", NULL },
+    };
+    static const char *const wakers[4][3] = {
+        { "try_to_wake_up+0x1 [kernel]", "write+0x2 [libc.so.6]",
+          "send_reply+0x3 [ovs-vswitchd]" },
+        { "try_to_wake_up+0x5 [kernel]", "write+0x6 [libc.so.6]",
+          "send_reply+0x7 [ovs-vswitchd]" },
+        { "try_to_wake_up+0x1 [kernel]",
+          "hrtimer_interrupt+0x10 [kernel]", "spin+0x1 [ovs-vswitchd]" },
+        { NULL, NULL, NULL },
+    };
+    static const uint64_t sleep_ns[6] = {
+        300000000, 100000000, 50000000, 10000000, 7, 7,
+    };
+    struct kd_profile_count counts[6];
+
+    make_gap_event(ev);
+    ev->detail.profile.sleeps = 5;
+    ev->detail.profile.lost_sleeps = 1;
+    memset(counts, 0, sizeof counts);
+    for (int i = 0; i < 6; i++) {
+        struct kd_profile_count *c = &counts[i];
+
+        c->key.tid = i == 4 ? 43 : 42;
+        c->key.kind = KD_COUNT_BLOCKED;
+        c->key.start_ns = i == 5 ? ev->start_ns + 1 : ev->start_ns;
+        c->key.user_stack_id = 10 + i;
+        c->key.kernel_stack_id = 20 + i;
+        c->key.woken = i != 3;
+        c->key.waker_tid = i < 2 ? 44 : 0;
+        c->key.waker_user_stack_id = i < 2 ? 30 + i : -1;
+        c->key.waker_kernel_stack_id = i != 3 ? 40 + i : -1;
+        c->value.count = i ? 1 : 2;
+        c->value.sleep_ns = sleep_ns[i];
+        c->value.ready_ns = i < 2 ? (i ? 1000000 : 2000000) : 0;
+        c->value.waker_pid = i < 2 ? 40 : 0;
+        memcpy(c->value.waker_comm, i < 2 ? "writer" : "swapper/1",
+               i < 2 ? 6 : 9);
+    }
+    kd_gap_decode(ev, 0, 1, gap);
+    kd_gap_set_blocked(gap, ev, true, counts, 6);
+    for (size_t i = 0; i < gap->n_blocked; i++) {
+        int which = (int) (gap->blocked[i].user_stack_id - 10);
+        struct kd_frames f = { .v = kd_xcalloc(3, sizeof *f.v) };
+        struct kd_frames w = { .v = kd_xcalloc(3, sizeof *w.v) };
+
+        while (f.n < 3 && frames[which][f.n]) {
+            f.v[f.n] = kd_xstrdup(frames[which][f.n]);
+            f.n++;
+        }
+        f.n_kernel = 1;
+        while (w.n < 3 && wakers[which][w.n]) {
+            w.v[w.n] = kd_xstrdup(wakers[which][w.n]);
+            w.n++;
+        }
+        w.n_kernel = which == 2 ? 2 : w.n ? 1 : 0;
+        kd_gap_set_blocked_frames(gap, i, f, w, false);
     }
 }
 

@@ -66,6 +66,23 @@ test_folded_gap(void)
     kd_ds_destroy(&ds);
     kd_gap_destroy(&gap);
 
+    /* --off-cpu: the waker's frames on top of the sleeper's. */
+    make_blocked_gap(&ev, &gap);
+    kd_gap_merge_blocked(&gap);
+    strcpy(gap.blocked[1].waker_name, "swap;\033r/1");
+    kd_folded_gap(&ds, &gap);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "revalidator12345 42;long poll 1970-01-01T00:00:06.000000Z 1000.0 ms;b"
+        "locked;wait_reply;read;schedule_[k];waker:writer;send_reply;write;try"
+        "_to_wake_up_[k] 403000000\n"
+        "revalidator12345 42;long poll 1970-01-01T00:00:06.000000Z 1000.0 ms;b"
+        "locked;lll_lock;futex_wait_[k];waker:[hard IRQ] swap:\\x1br/1;hrtimer"
+        "_interrupt_[k];try_to_wake_up_[k] 50000000\n"
+        "revalidator12345 42;long poll 1970-01-01T00:00:06.000000Z 1000.0 ms;b"
+        "locked;nanosleep;do_nanosleep_[k] 10000000\n");
+    kd_ds_destroy(&ds);
+    kd_gap_destroy(&gap);
+
     /* No profile: nothing. */
     make_gap_event(&ev);
     kd_gap_decode(&ev, 0, 1, &gap);

@@ -247,7 +247,7 @@ test_gap_profile(void)
         counts[i].key.start_ns = ev.start_ns;
         counts[i].key.user_stack_id = i;
         counts[i].key.kernel_stack_id = -1;
-        counts[i].samples = 1 + i;
+        counts[i].value.count = 1 + i;
     }
     kd_gap_decode(&ev, 0, 1, &gap);
     kd_gap_set_profile(&gap, &ev, 99, counts, KD_ARRAY_SIZE(counts));
@@ -272,12 +272,85 @@ test_gap_profile(void)
     kd_gap_destroy(&gap);
 }
 
+static void
+test_gap_blocked(void)
+{
+    struct kd_gap_event ev;
+    struct kd_gap gap;
+
+    make_blocked_gap(&ev, &gap);
+    CHECK(gap.off_cpu);
+    CHECK_UINT(gap.n_sleeps, 5);
+    CHECK_UINT(gap.lost_sleeps, 1);
+    /* Its own four pairs, by decreasing time. */
+    CHECK_UINT(gap.n_blocked, 4);
+    CHECK_UINT(kd_gap_blocked_ns(&gap.blocked[0]), 302000000);
+    CHECK_UINT(gap.blocked[0].count, 2);
+    CHECK(gap.blocked[0].woken);
+    CHECK_UINT(gap.blocked[0].waker_tid, 44);
+    CHECK_UINT(gap.blocked[0].waker_pid, 40);
+    CHECK_STR(gap.blocked[0].waker_name, "writer");
+    CHECK_INT(gap.blocked[0].context, KD_WAKER_TASK);
+    CHECK_UINT(gap.blocked[0].waker_frames.n, 3);
+    /* A hard IRQ: the interrupted task's user frames dropped. */
+    CHECK_INT(gap.blocked[2].context, KD_WAKER_HARDIRQ);
+    CHECK_UINT(gap.blocked[2].waker_frames.n, 2);
+    CHECK(!gap.blocked[3].woken);
+
+    /* The first two: the same functions and waker. */
+    kd_gap_merge_blocked(&gap);
+    CHECK_UINT(gap.n_blocked, 3);
+    CHECK_UINT(gap.blocked[0].count, 3);
+    CHECK_UINT(gap.blocked[0].merged, 2);
+    CHECK_UINT(gap.blocked[0].sleep_ns, 400000000);
+    CHECK_UINT(gap.blocked[0].ready_ns, 3000000);
+    CHECK_STR(gap.blocked[0].frames.v[0], "schedule+0x1 [kernel]");
+    CHECK_UINT(gap.other_blocked_count, 0);
+    kd_gap_destroy(&gap);
+    CHECK(!gap.blocked);
+
+    /* Not traced: none. */
+    make_gap_event(&ev);
+    kd_gap_decode(&ev, 0, 1, &gap);
+    kd_gap_set_blocked(&gap, &ev, false, NULL, 0);
+    CHECK(!gap.off_cpu);
+    CHECK_UINT(gap.n_blocked, 0);
+}
+
+static void
+test_gap_waker_context(void)
+{
+    char *task[] = { "try_to_wake_up+0x1 [kernel]",
+                     "futex_wake+0x2 [kernel]" };
+    char *hard[] = { "try_to_wake_up+0x1 [kernel]",
+                     "hrtimer_wakeup+0x2 [kernel]",
+                     "__hrtimer_run_queues+0x3 [kernel]",
+                     "hrtimer_interrupt+0x4 [kernel]",
+                     "__sysvec_apic_timer_interrupt+0x5 [kernel]" };
+    char *soft[] = { "try_to_wake_up+0x1 [kernel]",
+                     "call_timer_fn+0x2 [kernel]",
+                     "handle_softirqs+0x3 [kernel]",
+                     "irq_exit_rcu+0x4 [kernel]",
+                     "sysvec_apic_timer_interrupt+0x5 [kernel]" };
+    char *arm64[] = { "try_to_wake_up+0x1 [kernel]",
+                      "gic_handle_irq+0x2 [kernel]",
+                      "el1_interrupt+0x3 [kernel]" };
+
+    CHECK_INT(kd_waker_context(task, 2), KD_WAKER_TASK);
+    CHECK_INT(kd_waker_context(hard, 5), KD_WAKER_HARDIRQ);
+    CHECK_INT(kd_waker_context(soft, 5), KD_WAKER_SOFTIRQ);
+    CHECK_INT(kd_waker_context(arm64, 3), KD_WAKER_HARDIRQ);
+    CHECK_INT(kd_waker_context(NULL, 0), KD_WAKER_TASK);
+}
+
 static const struct test tests[] = {
     TEST(test_gap_decode),
     TEST(test_gap_decode_edges),
     TEST(test_gap_in_progress),
     TEST(test_gap_names),
     TEST(test_gap_profile),
+    TEST(test_gap_blocked),
+    TEST(test_gap_waker_context),
 };
 
 CHECK_SUITE(gap, tests)

@@ -44,7 +44,7 @@
     "[-q]\n"                                                            \
     "                    [--wait-target] [--node-name NAME] "            \
     "[--profile-hz HZ]\n"                                               \
-    "                    [--folded FILE] [--version]\n"
+    "                    [--off-cpu] [--folded FILE] [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -133,11 +133,14 @@ static const char help_rest[] =
     "                        (0 to 10000, default 0: off) and show each "
     "long\n"
     "                        interval's stacks on CPU\n"
-    "  --folded FILE         With --profile-hz: append each long "
-    "interval's\n"
-    "                        stacks to FILE in the folded format of flame "
-    "graph\n"
-    "                        tools\n"
+    "  --off-cpu             With --long-poll-events: show where each long\n"
+    "                        interval's thread slept, for how long, and who\n"
+    "                        woke it\n"
+    "  --folded FILE         With --profile-hz or --off-cpu: append each "
+    "long\n"
+    "                        interval's stacks to FILE in the folded format "
+    "of\n"
+    "                        flame graph tools\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"
@@ -1326,8 +1329,15 @@ test_options_profile_hz(void)
     PARSE_OK(&o, "--long-poll-events", "--profile-hz", "99", "--folded",
              "/tmp/f", NULL);
     CHECK_STR(o.folded, "/tmp/f");
-    CHECK_USAGE_ERROR("argument --folded: requires --profile-hz",
+    CHECK_USAGE_ERROR("argument --folded: requires --profile-hz or "
+                      "--off-cpu",
                       "--long-poll-events", "--folded", "/tmp/f", NULL);
+    PARSE_OK(&o, "--long-poll-events", "--off-cpu", "--folded", "/tmp/f",
+             NULL);
+    CHECK(o.off_cpu);
+    CHECK_STR(o.folded, "/tmp/f");
+    CHECK_USAGE_ERROR("argument --off-cpu: requires --long-poll-events",
+                      "--off-cpu", NULL);
     CHECK_USAGE_ERROR("argument --folded: requires --long-poll-events",
                       "--folded", "/tmp/f", NULL);
 }

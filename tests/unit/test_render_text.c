@@ -476,6 +476,46 @@ test_render_text_gap_stacks(void)
     kd_gap_decode(&ev, 0, 1, &gap);
     kd_render_text_gap(&ds, &gap);
     CHECK(!strstr(kd_ds_cstr(&ds), "ON CPU STACKS"));
+    CHECK(!strstr(kd_ds_cstr(&ds), "[BLOCKED]"));
+    kd_ds_destroy(&ds);
+
+    /* --off-cpu: where it slept and who woke it, a waker's name safe. */
+    make_blocked_gap(&ev, &gap);
+    kd_gap_merge_blocked(&gap);
+    strcpy(gap.blocked[1].waker_name, "swap;\033r/1");
+    kd_render_text_gap(&ds, &gap);
+    text = strstr(kd_ds_cstr(&ds), "\n" KD_REPORT_INDENT "[BLOCKED]");
+    CHECK_STR(text,
+        "\n"
+        "                            [BLOCKED] 5 sleeps ended in the interval"
+        "\n"
+        "                            STACK                   SLEEPS         AS"
+        "LEEP ns      RUN QUEUE ns\n"
+        "                            #1 (2 merged)                3       400,"
+        "000,000         3,000,000\n"
+        "                              schedule+0x1 [kernel]\n"
+        "                              read+0x5 [libc.so.6]\n"
+        "                              wait_reply+0x10 [ovs-vswitchd]\n"
+        "                              woken by: writer (TID 44 of PID 40)\n"
+        "                                try_to_wake_up+0x1 [kernel]\n"
+        "                                write+0x2 [libc.so.6]\n"
+        "                                send_reply+0x3 [ovs-vswitchd]\n"
+        "                            #2                           1        50,"
+        "000,000                 0\n"
+        "                              futex_wait+0x2 [kernel]\n"
+        "                              lll_lock+0x5 [libc.so.6]\n"
+        "                              woken by: hard IRQ, interrupting swap;"
+        "\\x1br/1 (TID 0 of PID 0)\n"
+        "                                try_to_wake_up+0x1 [kernel]\n"
+        "                                hrtimer_interrupt+0x10 [kernel]\n"
+        "                            #3                           1        10,"
+        "000,000                 0\n"
+        "                              do_nanosleep+0x3 [kernel]\n"
+        "                              nanosleep+0x4 [libc.so.6]\n"
+        "                              woken by: (wake-up not seen)\n"
+        "                            (no room in the map)         1\n"
+        "# Dominant: stopped, 400,000,000 ns (40.0%).\n");
+    kd_gap_destroy(&gap);
     kd_ds_destroy(&ds);
 }
 
