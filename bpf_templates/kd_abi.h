@@ -365,6 +365,9 @@ struct kd_gap_event {
     char comm[KD_COMM_LEN];
     struct kd_acct acct;    /* During the interval. */
     struct kd_gap_detail detail;
+    struct kd_gap_block pending;    /* In progress (never sent by the
+                                     * program: 'ts' 0): the sleep it is
+                                     * in, if any (--off-cpu). */
 };
 
 #endif /* kd_abi.h */

@@ -776,6 +776,7 @@ kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
     ev->start_ns = start;
     ev->pid = KD_TGID;
     ev->pad = 0;
+    ev->pending.ts = 0;
     bpf_get_current_comm(ev->comm, sizeof ev->comm);
 #pragma unroll
     for (int i = 0; i < KD_N_ACCT; i++) {

@@ -785,13 +785,24 @@ kd_interval_listed(const struct kd_interval_id *v, size_t n, uint32_t tid,
     return n && bsearch(&key, v, n, sizeof *v, kd_interval_cmp);
 }
 
+/* Marks stack 'id' held in 'held' (of 'n'). */
+static void
+kd_stack_hold(int32_t id, uint8_t *held, size_t n)
+{
+    if (id >= 0 && (size_t) id < n) {
+        held[id] = 1;
+    }
+}
+
 /* The intervals whose counts a sweep keeps, sorted: those going on (read
  * from the tstate map, at 'read_ns'), then those that ended and wait in
  * the ring buffer (drained into the events' state after that read, so
- * that an interval that ends between the two is in one or the other). */
+ * that an interval that ends between the two is in one or the other).
+ * The stacks of the sleeps going on are marked in 'held' (of 'n'). */
 static int
 kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
-                          size_t *n_kept, uint64_t *read_ns, char **error)
+                          size_t *n_kept, uint64_t *read_ns, uint8_t *held,
+                          size_t n_held, char **error)
 {
     struct kd_event_state *state = &c->events.state;
     struct kd_tstate_entry *v;
@@ -807,10 +818,18 @@ kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
     *kept = kd_xcalloc(n + state->n_gaps + 1, sizeof **kept);
     *n_kept = 0;
     for (size_t i = 0; i < n; i++) {
+        const struct kd_gap_block *b = &v[i].g.block;
+
         if (v[i].g.start_ns) {
             (*kept)[(*n_kept)++] = (struct kd_interval_id) {
                 v[i].tid, v[i].g.start_ns
             };
+        }
+        if (b->ts) {
+            kd_stack_hold(b->user_stack_id, held, n_held);
+            kd_stack_hold(b->kernel_stack_id, held, n_held);
+            kd_stack_hold(b->waker_user_stack_id, held, n_held);
+            kd_stack_hold(b->waker_kernel_stack_id, held, n_held);
         }
     }
     for (size_t i = 0; i < state->n_gaps; i++) {
@@ -821,15 +840,6 @@ kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
     free(v);
     qsort(*kept, *n_kept, sizeof **kept, kd_interval_cmp);
     return 0;
-}
-
-/* Marks stack 'id' held in 'held' (of 'n'). */
-static void
-kd_stack_hold(int32_t id, uint8_t *held, size_t n)
-{
-    if (id >= 0 && (size_t) id < n) {
-        held[id] = 1;
-    }
 }
 
 int
@@ -849,7 +859,12 @@ kd_capture_profile_sweep(struct kd_capture *c, char **error)
     if (!kd_capture_counts_stacks(c) || counts_fd < 0 || stacks_fd < 0) {
         return 0;
     }
-    err = kd_capture_kept_intervals(c, &kept, &n_kept, &read_ns, error);
+    /* (Stack ids are bucket numbers, below max_entries rounded up.) */
+    n = kd_next_power_of_two(bpf_table_max_entries(c->prog.module,
+                                                   "profile_stacks"));
+    held = kd_xcalloc(n, 1);
+    err = kd_capture_kept_intervals(c, &kept, &n_kept, &read_ns, held, n,
+                                    error);
     if (!err) {
         err = kd_capture_profile_counts(c, &counts, &n_counts, error);
     }
@@ -859,9 +874,6 @@ kd_capture_profile_sweep(struct kd_capture *c, char **error)
 
     /* The counts of any other interval go: an interval begun after the
      * read of tstate has a start after it. */
-    n = kd_next_power_of_two(bpf_table_max_entries(c->prog.module,
-                                                   "profile_stacks"));
-    held = kd_xcalloc(n, 1);
     for (size_t i = 0; i < n_counts; i++) {
         const struct kd_profile_key *k = &counts[i].key;
 
@@ -878,8 +890,7 @@ kd_capture_profile_sweep(struct kd_capture *c, char **error)
 
     /* Then the stacks no count holds, if they were already there, unheld,
      * at the last sweep: a stack made since the read of the counts may be
-     * a new count's.  (Stack ids are bucket numbers, below max_entries
-     * rounded up.) */
+     * a new count's. */
     err = kd_map_u32_keys(stacks_fd, n, &keys, &n_keys);
     if (err) {
         *error = kd_xasprintf("Failed to list eBPF map 'profile_stacks': "

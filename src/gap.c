@@ -213,6 +213,9 @@ kd_gap_event_in_progress(const struct kd_tstate_gap *g, uint32_t tid,
     kd_gap_add_since(&acct[KD_ACCT_STOP], t->stop_ts, now);
     kd_gap_add_since(&acct[KD_ACCT_KERNEL], t->kernel_ts, now);
     *d = g->detail;
+    if (g->block.ts >= g->start_ns && g->block.ts <= now) {
+        ev->pending = g->block;
+    }
     d->n_syscalls = d->n_syscalls < KD_GAP_SYSCALLS
                     ? d->n_syscalls : KD_GAP_SYSCALLS;
     d->n_ran = d->n_ran < KD_GAP_RAN ? d->n_ran : KD_GAP_RAN;
@@ -383,6 +386,9 @@ kd_gap_blocked_cmp(const void *a_, const void *b_)
     const struct kd_gap_blocked *a = a_, *b = b_;
     uint64_t na = kd_gap_blocked_ns(a), nb = kd_gap_blocked_ns(b);
 
+    if (a->going_on != b->going_on) {
+        return a->going_on ? -1 : 1;
+    }
     if (na != nb) {
         return na > nb ? -1 : 1;
     }
@@ -396,6 +402,37 @@ kd_gap_blocked_cmp(const void *a_, const void *b_)
         return a->user_stack_id < b->user_stack_id ? -1 : 1;
     }
     return a->waker_tid < b->waker_tid ? -1 : a->waker_tid > b->waker_tid;
+}
+
+/* Adds to 'gap' (in progress at 'now') the sleep 'p' its thread is in. */
+static void
+kd_gap_add_pending(struct kd_gap *gap, const struct kd_gap_block *p,
+                   uint64_t now)
+{
+    struct kd_gap_blocked *b;
+    bool woken = p->woken_ts >= p->ts && p->woken_ts <= now;
+
+    gap->blocked = kd_xreallocarray(gap->blocked, gap->n_blocked + 1,
+                                    sizeof *gap->blocked);
+    b = &gap->blocked[gap->n_blocked++];
+    memset(b, 0, sizeof *b);
+    b->going_on = true;
+    b->user_stack_id = p->user_stack_id;
+    b->kernel_stack_id = p->kernel_stack_id;
+    b->waker_user_stack_id = -1;
+    b->waker_kernel_stack_id = -1;
+    b->count = 1;
+    b->sleep_ns = (woken ? p->woken_ts : now) - p->ts;
+    b->ready_ns = woken ? now - p->woken_ts : 0;
+    b->merged = 1;
+    if (woken && p->waker_seen) {
+        b->woken = true;
+        b->waker_tid = p->waker_tid;
+        b->waker_pid = p->waker_pid;
+        kd_fixed_cstr(b->waker_name, p->waker_comm, sizeof p->waker_comm);
+        b->waker_user_stack_id = p->waker_user_stack_id;
+        b->waker_kernel_stack_id = p->waker_kernel_stack_id;
+    }
 }
 
 void
@@ -437,6 +474,9 @@ kd_gap_set_blocked(struct kd_gap *gap, const struct kd_gap_event *ev,
         b->sleep_ns = c->value.sleep_ns;
         b->ready_ns = c->value.ready_ns;
         b->merged = 1;
+    }
+    if (ev->pending.ts && ev->pending.ts <= ev->head.ts) {
+        kd_gap_add_pending(gap, &ev->pending, ev->head.ts);
     }
     if (gap->n_blocked) {
         qsort(gap->blocked, gap->n_blocked, sizeof *gap->blocked,
@@ -535,7 +575,8 @@ static bool
 kd_blocked_same(const struct kd_gap_blocked *a,
                 const struct kd_gap_blocked *b)
 {
-    return !a->lost && !b->lost && a->woken == b->woken
+    return !a->lost && !b->lost && !a->going_on && !b->going_on
+           && a->woken == b->woken
            && a->context == b->context
            && !strcmp(a->waker_name, b->waker_name)
            && kd_frames_same_functions(&a->frames, &b->frames)

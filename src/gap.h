@@ -111,6 +111,9 @@ struct kd_gap_blocked {
                                      * in an interrupt). */
     bool lost;                      /* A stack of it was gone. */
     size_t merged;                  /* How many pairs it stands for. */
+    bool going_on;                  /* In progress: the sleep the thread
+                                     * is in, up to the report (not in
+                                     * 'n_sleeps'). */
 };
 
 /* Its whole time off CPU. */
@@ -199,6 +202,14 @@ kd_gap_ns(const struct kd_gap *gap)
     return gap->end_ns - gap->start_ns;
 }
 
+/* Whether the thread of 'gap', in progress, is in a sleep (it comes
+ * first among its pairs). */
+static inline bool
+kd_gap_sleeping(const struct kd_gap *gap)
+{
+    return gap->n_blocked && gap->blocked[0].going_on;
+}
+
 /* Decodes 'ev' into 'gap': its monotonic times are turned into wall-clock
  * times by adding 'mono_to_wall_ns' (CLOCK_REALTIME - CLOCK_MONOTONIC).
  * Counts the syscalls and tasks the event has no more room for as
@@ -230,7 +241,7 @@ void kd_gap_merge_stacks(struct kd_gap *gap);
 
 /* Keeps where the thread of '*gap', decoded from 'ev', slept ('on' false:
  * not traced): the 'n' 'counts' (read from map profile_counts) of its
- * sleeps in its interval. */
+ * sleeps in its interval and, in progress, the sleep it is in. */
 void kd_gap_set_blocked(struct kd_gap *gap, const struct kd_gap_event *ev,
                         bool on, const struct kd_profile_count *counts,
                         size_t n);

@@ -627,9 +627,10 @@ kd_render_json_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
         kd_json_next(ds, &first);
         kd_ds_put_format(ds, "{\"count\":%" PRIu64 ",\"ns\":%" PRIu64
                          ",\"sleep_ns\":%" PRIu64 ",\"run_queue_ns\":%"
-                         PRIu64 ",\"merged\":%zu,\"lost\":%s,", b->count,
-                         kd_gap_blocked_ns(b), b->sleep_ns, b->ready_ns,
-                         b->merged, b->lost ? "true" : "false");
+                         PRIu64 ",\"merged\":%zu,\"lost\":%s,\"going_on\":%s,",
+                         b->count, kd_gap_blocked_ns(b), b->sleep_ns,
+                         b->ready_ns, b->merged, b->lost ? "true" : "false",
+                         b->going_on ? "true" : "false");
         kd_render_json_frames(ds, &b->frames);
         kd_ds_put_cstr(ds, ",\"waker\":");
         if (!b->woken) {

@@ -453,10 +453,11 @@ kd_render_text_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
         return;
     }
     kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[BLOCKED] %" PRIu32
-                     " sleep%s ended in the interval\n" KD_REPORT_INDENT
+                     " sleep%s ended in the interval%s\n" KD_REPORT_INDENT
                      "%-22s %7s  %16s  %16s\n", gap->n_sleeps,
-                     gap->n_sleeps == 1 ? "" : "s", "STACK", "SLEEPS",
-                     "ASLEEP ns", "RUN QUEUE ns");
+                     gap->n_sleeps == 1 ? "" : "s",
+                     kd_gap_sleeping(gap) ? ", one going on" : "", "STACK",
+                     "SLEEPS", "ASLEEP ns", "RUN QUEUE ns");
     for (size_t i = 0; i < gap->n_blocked; i++) {
         const struct kd_gap_blocked *b = &gap->blocked[i];
         char label[64];
@@ -468,6 +469,9 @@ kd_render_text_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
         }
         kd_render_text_stack_label(label, sizeof label, i, b->lost,
                                    b->merged);
+        if (b->going_on) {
+            snprintf(label, sizeof label, "#%zu (going on)", i + 1);
+        }
         kd_render_text_blocked_row(ds, label, b->count, b->sleep_ns,
                                    b->ready_ns);
         kd_render_text_frames(ds, &b->frames, 2);

@@ -868,14 +868,15 @@ scenario_long_poll_offcpu() {
 # than the threshold, then than each doubling of it, reports it in
 # progress (long_poll_progress records); SIGINT comes after the second
 # such report, while it still sleeps, and the run ends with one more.
-# None ended while watched, so none is a long_poll record.
+# None ended while watched, so none is a long_poll record.  With
+# --off-cpu, each shows where it sleeps.
 scenario_long_poll_progress() {
     local tag=long_poll_progress pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS)) sleep=3000
     local deadline recs n gaps prev k bad truth
 
     lp_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json \
-        || return
+        --off-cpu || return
     wl_send main "stuck $sleep"
     deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
     until (($(grep -c '"type":"long_poll_progress"' "$KD_OUT" \
@@ -929,5 +930,20 @@ scenario_long_poll_progress() {
                         or .syscall_in_progress.ns > .gap_ns)
                  | .gap_ns' <<<"$recs" | xargs)
     check_eq "$tag: parts add up; asleep in clock_nanosleep, going on" "" \
+             "$bad"
+    # --off-cpu: each one shows that sleep first, going on, its stack
+    # through the kernel's nanosleep, asleep since (about) the interval
+    # began and not woken yet.
+    bad=$(jq -r 'select(.off_cpu.sleeps != 0
+                        or (.blocked[0].going_on | not)
+                        or .blocked[0].waker != null
+                        or .blocked[0].sleep_ns > .gap_ns
+                        or .blocked[0].sleep_ns
+                           != .blocked_in_syscalls_ns
+                        or (any(.blocked[0].frames[];
+                                test("^(do_nanosleep|hrtimer_nanosleep)\\+"))
+                            | not))
+                 | .gap_ns' <<<"$recs" | xargs)
+    check_eq "$tag: --off-cpu: the sleep going on, where it sleeps" "" \
              "$bad"
 }

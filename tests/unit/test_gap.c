@@ -188,6 +188,43 @@ test_gap_in_progress(void)
     CHECK_UINT(gap.parts[KD_GAP_BLOCKED_OTHER], 1000);
     check_sum(&gap);
 
+    /* --off-cpu: the sleep it is in, first among its pairs; none when
+     * not traced. */
+    CHECK_UINT(ev.pending.ts, 0);
+    g.block = (struct kd_gap_block) {
+        .ts = 9000, .user_stack_id = 3, .kernel_stack_id = 4,
+    };
+    CHECK(kd_gap_event_in_progress(&g, 42, 40, 10000, &ev));
+    CHECK_UINT(ev.pending.ts, 9000);
+    kd_gap_decode(&ev, 0, 5, &gap);
+    kd_gap_set_blocked(&gap, &ev, true, NULL, 0);
+    CHECK(kd_gap_sleeping(&gap));
+    CHECK_UINT(gap.n_blocked, 1);
+    CHECK(gap.blocked[0].going_on);
+    CHECK(!gap.blocked[0].woken);
+    CHECK_UINT(gap.blocked[0].sleep_ns, 1000);
+    CHECK_INT(gap.blocked[0].kernel_stack_id, 4);
+    kd_gap_destroy(&gap);
+    /* Woken at 9600 by TID 44, waiting for a CPU since. */
+    g.block.woken_ts = 9600;
+    g.block.waker_seen = 1;
+    g.block.waker_tid = 44;
+    CHECK(kd_gap_event_in_progress(&g, 42, 40, 10000, &ev));
+    kd_gap_decode(&ev, 0, 5, &gap);
+    kd_gap_set_blocked(&gap, &ev, true, NULL, 0);
+    CHECK_UINT(gap.blocked[0].sleep_ns, 600);
+    CHECK_UINT(gap.blocked[0].ready_ns, 400);
+    CHECK_UINT(gap.blocked[0].waker_tid, 44);
+    kd_gap_destroy(&gap);
+    kd_gap_decode(&ev, 0, 5, &gap);
+    kd_gap_set_blocked(&gap, &ev, false, NULL, 0);
+    CHECK_UINT(gap.n_blocked, 0);
+    /* A sleep begun before the interval: not its. */
+    g.block.ts = 900;
+    CHECK(kd_gap_event_in_progress(&g, 42, 40, 10000, &ev));
+    CHECK_UINT(ev.pending.ts, 0);
+    g.block = (struct kd_gap_block) { .ts = 0 };
+
     /* On CPU now, inside a syscall entered before the interval (not
      * counted: the interval began after it). */
     g.t.sleep_ts = 0;

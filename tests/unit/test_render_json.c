@@ -344,19 +344,20 @@ test_render_json_gap_stacks(void)
     CHECK(strstr(kd_ds_cstr(&ds),
         ",\"off_cpu\":{\"sleeps\":5,\"other_sleeps\":0,\"other_ns\":0,\"lost_s"
         "leeps\":1},\"blocked\":[{\"count\":3,\"ns\":403000000,\"sleep_ns\":40"
-        "0000000,\"run_queue_ns\":3000000,\"merged\":2,\"lost\":false,\"frames"
-        "\":[\"schedule+0x1 [kernel]\",\"read+0x5 [libc.so.6]\",\"wait_reply+0"
-        "x10 [ovs-vswitchd]\"],\"waker\":{\"tid\":44,\"pid\":40,\"name\":\"wri"
-        "ter\",\"context\":\"task\",\"frames\":[\"try_to_wake_up+0x1 [kernel]"
-        "\",\"write+0x2 [libc.so.6]\",\"send_reply+0x3 [ovs-vswitchd]\"]}},{\""
-        "count\":1,\"ns\":50000000,\"sleep_ns\":50000000,\"run_queue_ns\":0,\""
-        "merged\":1,\"lost\":false,\"frames\":[\"futex_wait+0x2 [kernel]\",\"l"
-        "ll_lock+0x5 [libc.so.6]\"],\"waker\":{\"tid\":0,\"pid\":0,\"name\":\""
-        "swap;\\u001br/1\",\"context\":\"hardirq\",\"frames\":[\"try_to_wake_u"
-        "p+0x1 [kernel]\",\"hrtimer_interrupt+0x10 [kernel]\"]}},{\"count\":1,"
-        "\"ns\":10000000,\"sleep_ns\":10000000,\"run_queue_ns\":0,\"merged\":1"
-        ",\"lost\":false,\"frames\":[\"do_nanosleep+0x3 [kernel]\",\"nanosleep"
-        "+0x4 [libc.so.6]\"],\"waker\":null}],\"warnings\""));
+        "0000000,\"run_queue_ns\":3000000,\"merged\":2,\"lost\":false,\"going_"
+        "on\":false,\"frames\":[\"schedule+0x1 [kernel]\",\"read+0x5 [libc.so."
+        "6]\",\"wait_reply+0x10 [ovs-vswitchd]\"],\"waker\":{\"tid\":44,\"pid"
+        "\":40,\"name\":\"writer\",\"context\":\"task\",\"frames\":[\"try_to_w"
+        "ake_up+0x1 [kernel]\",\"write+0x2 [libc.so.6]\",\"send_reply+0x3 [ovs"
+        "-vswitchd]\"]}},{\"count\":1,\"ns\":50000000,\"sleep_ns\":50000000,\""
+        "run_queue_ns\":0,\"merged\":1,\"lost\":false,\"going_on\":false,\"fra"
+        "mes\":[\"futex_wait+0x2 [kernel]\",\"lll_lock+0x5 [libc.so.6]\"],\"wa"
+        "ker\":{\"tid\":0,\"pid\":0,\"name\":\"swap;\\u001br/1\",\"context\":"
+        "\"hardirq\",\"frames\":[\"try_to_wake_up+0x1 [kernel]\",\"hrtimer_int"
+        "errupt+0x10 [kernel]\"]}},{\"count\":1,\"ns\":10000000,\"sleep_ns\":1"
+        "0000000,\"run_queue_ns\":0,\"merged\":1,\"lost\":false,\"going_on\":f"
+        "alse,\"frames\":[\"do_nanosleep+0x3 [kernel]\",\"nanosleep+0x4 [libc."
+        "so.6]\"],\"waker\":null}],\"warnings\""));
     kd_ds_destroy(&ds);
     kd_gap_destroy(&gap);
 }
