@@ -35,7 +35,7 @@
 #                 tid_as_pid, folded_unwritable,
 #                 list_probes, autodetect
 #   triggers.sh   trigger_*
-#   events.sh     events_*
+#   events.sh     events_*, debuginfo
 #   warnings.sh   upcall_note, map_full
 #   lifecycle.sh  target_exit, target_exit_waiting, signals,
 #                 signal_during_compile, kill9, stale_probe, long_run
@@ -97,7 +97,7 @@ trigger_usdt \
 trigger_uprobe \
 trigger_trace trigger_first_sample trigger_start_only trigger_stop_only \
 trigger_delta \
-trigger_interrupt trigger_errors events_threshold events_skip_poll \
+trigger_interrupt trigger_errors events_threshold events_skip_poll debuginfo \
 events_no_stacks events_full_rate events_drops upcall_note map_full \
 target_exit target_exit_waiting signals signal_during_compile kill9 \
 stale_probe tid_as_pid long_run json json_midrun json_names hostile_names \

@@ -58,6 +58,72 @@ scenario_events_threshold() {
              "$(tr '|' '\n' <<<"$EV_WARNINGS" | grep 'stack traces!')"
 }
 
+# Separate debug information, as for a stripped ovs-vswitchd and its
+# debug symbols package: a copy of the workload stripped of its symbol
+# table names none of its functions in a stack ("[unknown] [workload]");
+# with its debug file under /usr/lib/debug/.build-id (found by build ID),
+# then with it beside the binary named by a .gnu_debuglink section
+# instead, the same slow syscalls' stacks name kd_workload_slow_syscall()
+# again.  libbcc's symbol cache looks in both places.
+scenario_debuginfo() {
+    local tag=debuginfo dir=$WORKDIR/stripped id how wl tid named unknown
+
+    mkdir -p "$dir"
+    if ! objcopy --only-keep-debug "$WORKLOAD" "$dir/workload.debug" \
+        || ! strip --strip-all -o "$dir/workload" "$WORKLOAD"; then
+        fail "$tag: a stripped workload and its debug file" "made" "failed"
+        return
+    fi
+    id=$(readelf -n "$dir/workload" | awk '/Build ID:/ { print $3 }')
+    if [[ ! $id =~ ^[0-9a-f]{8,}$ ]]; then
+        fail "$tag: the workload's build ID" "hex digits" "${id:-none}"
+        return
+    fi
+    for how in none build-id debuglink; do
+        case $how in
+        build-id)
+            E2E_DEBUG_FILE=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+            mkdir -p "${E2E_DEBUG_FILE%/*}"
+            cp "$dir/workload.debug" "$E2E_DEBUG_FILE"
+            ;;
+        debuglink)
+            rm -f "$E2E_DEBUG_FILE"
+            objcopy --add-gnu-debuglink="$dir/workload.debug" \
+                "$dir/workload"
+            ;;
+        esac
+        wl=dbg-$how
+        WORKLOAD=$dir/workload wl_start "$wl" kd-stripped || return
+        tid=${WL_TID[$wl:handler1]}
+        kd_json_begin "$tag-$how" 0.8 -p "${WL_PID[$wl]}" -s 2000000 \
+            || return
+        wl_cmd "$wl" "events 0 2 0" \
+            || fail "$tag-$how: job" "done" "$WL_REPLY_LINE"
+        kd_finish "$tag-$how" 60
+        wl_stop "$wl"
+        named=$(jq --argjson t "$tid" '[.syscall_events[]?
+                    | select(.tid == $t and .syscall == "clock_nanosleep")
+                    | select(any(.user_stack[]?;
+                                 startswith("kd_workload_slow_syscall+")
+                                 and endswith(" [workload]")))]
+                    | length' "$KD_OUT" | jq -s 'add // 0')
+        unknown=$(jq --argjson t "$tid" '[.syscall_events[]?
+                    | select(.tid == $t and .syscall == "clock_nanosleep")
+                    | select(any(.user_stack[]?;
+                                 . == "[unknown] [workload]"))]
+                    | length' "$KD_OUT" | jq -s 'add // 0')
+        if [[ $how == none ]]; then
+            check_eq "$tag: stripped, no debug file: the workload's frame\
+ unnamed in both stacks" "0 2" "$named $unknown"
+        else
+            check_eq "$tag: stripped, debug file by $how: the workload's\
+ function named in both stacks" "2 0" "$named $unknown"
+        fi
+    done
+    rm -f "$E2E_DEBUG_FILE"
+    E2E_DEBUG_FILE=
+}
+
 # --skip-syscall-poll-events: poll() is counted, but not an event.
 scenario_events_skip_poll() {
     local tag=events_skip_poll tid=${WL_TID[main:handler1]}

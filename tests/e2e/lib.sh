@@ -227,6 +227,9 @@ cleanup() {
     # The private ovs-vswitchd (tests/e2e/longpoll.sh) is no job of ours.
     declare -F ovs_e2e_stop >/dev/null && ovs_e2e_stop
     sleep_moves_cleanup
+    # A debug file the debuginfo scenario (tests/e2e/events.sh) put in the
+    # system's directory.
+    [[ -n ${E2E_DEBUG_FILE:-} ]] && rm -f "$E2E_DEBUG_FILE"
     for pid in "${E2E_PIDS[@]}"; do
         rm -f "/var/tmp/kd-workload.$pid.io"
     done
