@@ -536,6 +536,31 @@ function lp_rate(t,    i, c, sc, list) {
     return med(list)
 }
 
+# Figure 6, ours with OPTION (variant T) against the reference's rate R.
+function lp_variant(t, option, r,    o, i, missed, runs, rep, lg) {
+    o = lp_rate(t)
+    if (!isnum(o)) {
+        return
+    }
+    runs = 0
+    missed = 0
+    for (i = 1; i <= M["ev_runs"] + 0; i++) {
+        rep = P[6, "poller", t, i, "reported"]
+        lg = P[6, "poller", t, i, "longs"]
+        if (isnum(rep) && isnum(lg)) {
+            runs++
+            missed += rep < lg
+        }
+    }
+    row("  rate with " option " (polls/s)", commas(o), commas(r),
+        ratio(o, r), ">= 1.00 x ref",
+        verdict(o >= r, isnum(o) && isnum(r),
+            "6. poller under --long-poll-events " option " " commas(o) \
+            " polls/s >= under the reference's classic mode " commas(r) \
+            " (x" ratio(o, r) "), " missed " of " runs " runs missing" \
+            " a long interval"))
+}
+
 function table_6(    o, r, n, i, runs, missed, drops, rep, lg) {
     o = lp_rate("ours")
     r = lp_rate("reference")
@@ -568,6 +593,8 @@ function table_6(    o, r, n, i, runs, missed, drops, rep, lg) {
             "6. poller under --long-poll-events " commas(o) " polls/s >=" \
             " under the reference's classic mode " commas(r) " (x" \
             ratio(o, r) ")"))
+    lp_variant("ours-profile", "--profile-hz " M["profile_hz"], r)
+    lp_variant("ours-offcpu", "--off-cpu", r)
     row("  long intervals made, median",
         commas(medv(6, "poller", "ours", "longs")))
     row("  long intervals reported, median",
@@ -581,6 +608,29 @@ function table_6(    o, r, n, i, runs, missed, drops, rep, lg) {
         "0",
         verdict(drops == 0, runs > 0,
             "6. no interval dropped by ours (" drops " in " runs " runs)"))
+}
+
+# Figure 7: ns per pipe round trip of two tasks that are not the target.
+function table_7(    n, o, w, r) {
+    n = medv(7, "pipe", "none", "ns_rt")
+    o = medv(7, "pipe", "ours", "ns_rt")
+    w = medv(7, "pipe", "ours-why", "ns_rt")
+    r = medv(7, "pipe", "reference", "ns_rt")
+    print ""
+    print "7. Context switches of other tasks: a pipe round trip between two" \
+        " processes on one CPU (two switches; medians of " M["ev_runs"] \
+        " runs x " M["pipe_repeats"] ", ns)"
+    row("  untraced", fmt(0, 1, n), "(same)")
+    row("  added per round trip", isnum(o) && isnum(n) ? fmt(0, 1, o - n) : "",
+        isnum(r) && isnum(n) ? fmt(0, 1, r - n) : "")
+    row("  round trip under --long-poll-events", fmt(0, 1, o), fmt(0, 1, r),
+        ratio(o, r), "<= 1.00 x ref",
+        verdict(o <= r, isnum(o) && isnum(r),
+            "7. a switch of other tasks under --long-poll-events (" \
+            fmt(0, 1, o) " ns a round trip) <= under the reference's" \
+            " classic mode (" fmt(0, 1, r) ")"))
+    row("  with --profile-hz " M["profile_hz"] " --off-cpu", fmt(0, 1, w),
+        fmt(0, 1, r), ratio(w, r))
 }
 
 function table_5(    o, r) {
@@ -636,5 +686,6 @@ END {
     if (want(4)) table_4()
     if (want(2) || want(5)) table_5()
     if (want(6)) table_6()
+    if (want(7)) table_7()
     footer()
 }

@@ -15,7 +15,7 @@
 #   make bench BENCH_ARGS=--quick fewer repetitions (see bench/run.sh -h)
 
 BENCH_HELPERS = bench/build/runcmd bench/build/threads bench/build/spin \
-	bench/build/abcost
+	bench/build/abcost bench/build/pipe
 BENCH_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNFLAGS)
 BENCH_ARGS ?=
 
@@ -29,6 +29,9 @@ bench/build/threads: bench/threads.c | bench/build
 	$(CC) $(BENCH_CFLAGS) -pthread -o $@ $<
 
 bench/build/spin: bench/spin.c bench/helper.h | bench/build
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+bench/build/pipe: bench/pipe.c bench/helper.h | bench/build
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 bench/build/abcost: bench/abcost.c bench/helper.h | bench/build

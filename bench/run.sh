@@ -12,7 +12,7 @@
 #                         reference, 2 syscall event and long poll runs of
 #                         each tool instead of 3 and 80 cost rounds
 #                         instead of 150.
-#   --only LIST           only these figures (1 to 6), e.g. "2,3" (5 comes
+#   --only LIST           only these figures (1 to 7), e.g. "2,3" (5 comes
 #                         with 2);
 #                         bench/results.txt is left alone.
 #   --out DIR             the results directory (default
@@ -58,10 +58,13 @@ COST_ROUNDS=150     # 4.: rounds over all the variants, each shuffled
 COST_CALLS=10000    # 4.: calls per measurement
 COST_PAGES=500      # 4.: page faults per measurement
 COST_BATCHES=3      # 4.: batches of rounds at most
+PIPE_ROUNDS=20000   # 7.: round trips per measurement
+PIPE_REPEATS=5      # 7.: measurements per run
+PROFILE_HZ=99       # 6., 7.: the --profile-hz of the "why" variants
 QUICK_MIN=40        # 4.: quick measurements wanted per variant
 TOOL_CPU=0
 SPIN_CPU=1
-ONLY=,1,2,3,4,5,6,
+ONLY=,1,2,3,4,5,6,7,
 OUT=
 
 usage() {
@@ -395,6 +398,8 @@ prepare() {
     meta rep_max_threads "$REP_MAX_THREADS"
     meta ev_runs "$EV_RUNS"
     meta burst "$BURST"
+    meta profile_hz "$PROFILE_HZ"
+    meta pipe_repeats "$PIPE_REPEATS"
     meta spin_cpu "$SPIN_CPU"
 }
 
@@ -846,7 +851,7 @@ lp_run() {
     local name=$1 tool=$2 bg tracer
     shift 2
     L_CALLS='' L_SECS='' L_LONGS='' L_REPORTED='' L_DROPPED=''
-    if [ "$tool" = ours ]; then
+    if [ "${tool%%-*}" = ours ]; then
         start_bg "$name" 300 "${PIN[@]}" "$@" -p "$SPIN_PID" \
             --long-poll-events 1000000
     else
@@ -862,7 +867,7 @@ lp_run() {
     fi
     # Ours watches until SIGINT (the intervals that ended in the burst
     # reach it within 0.1 s); the reference's sample ends by itself.
-    if [ "$tool" = ours ]; then
+    if [ "${tool%%-*}" = ours ]; then
         sleep 0.3
         tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
         kill -INT "$tracer" 2>/dev/null
@@ -870,7 +875,7 @@ lp_run() {
     finish_bg "$bg" "$name" || return 1
     [ "$R_STATUS" = 0 ] || return 1
     read -r L_CALLS L_SECS L_LONGS <<<"$SPIN_REPLY"
-    if [ "$tool" = ours ]; then
+    if [ "${tool%%-*}" = ours ]; then
         L_REPORTED=$(grep -c '^# Long poll interval of ' "$WORK/$name.out")
         L_DROPPED=$(awk -v drop="$DROP_LINE" '$0 ~ drop { d = $0;
             sub(/.*captured, /, "", d); print d + 0 }' "$WORK/$name.out")
@@ -893,19 +898,22 @@ fig_longpoll() {
             emit 6 poller none "$i" calls "$L_CALLS"
             emit 6 poller none "$i" secs "$L_SECS"
         fi
-        for tool in ours reference; do
+        for tool in ours ours-profile ours-offcpu reference; do
             [ $tool = reference ] && [ "$HAVE_REF" = 0 ] && continue
             log "6. long poll events: $tool run $i/$EV_RUNS"
-            if [ $tool = ours ]; then
-                lp_run "lp-$tool-$i" $tool "${OURS[@]}"
-            else
-                lp_run "lp-$tool-$i" $tool "${REFCMD_U[@]}"
-            fi
+            case $tool in
+            ours) lp_run "lp-$tool-$i" $tool "${OURS[@]}" ;;
+            ours-profile)
+                lp_run "lp-$tool-$i" $tool "${OURS[@]}" \
+                    --profile-hz "$PROFILE_HZ" ;;
+            ours-offcpu) lp_run "lp-$tool-$i" $tool "${OURS[@]}" --off-cpu ;;
+            *) lp_run "lp-$tool-$i" $tool "${REFCMD_U[@]}" ;;
+            esac
             if [ $? = 0 ]; then
                 emit 6 poller $tool "$i" calls "$L_CALLS"
                 emit 6 poller $tool "$i" secs "$L_SECS"
                 emit 6 poller $tool "$i" longs "$L_LONGS"
-                if [ $tool = ours ]; then
+                if [ "${tool%%-*}" = ours ]; then
                     emit 6 poller $tool "$i" reported "$L_REPORTED"
                     emit 6 poller $tool "$i" dropped "$L_DROPPED"
                 fi
@@ -919,6 +927,65 @@ fig_longpoll() {
 }
 
 # ---------------------------------------------------------------------------
+# Figure 7: the cost per context switch of tasks that are not the target.
+# Rows: 7 pipe TOOL RUN ns_rt, one per measurement of bench/build/pipe
+# (ns per round trip), TOOL none, ours (--long-poll-events), ours-why
+# (with --profile-hz and --off-cpu) or reference (its classic time mode),
+# the tracers on the idle target.
+
+# pipe_measure TOOL RUN: one run of bench/build/pipe, its rows emitted.
+pipe_measure() {
+    "$B/pipe" -c "$SPIN_CPU" -n "$PIPE_ROUNDS" -r "$PIPE_REPEATS" \
+        2>>"$WORK/pipe.err" | awk -v tool="$1" -v run="$2" \
+            'BEGIN { OFS = "\t" } $1 == "m" { print 7, "pipe", tool, run,
+                                             "ns_rt", $2 }' \
+            >> "$OUT/raw.tsv"
+}
+
+# pipe_run NAME TOOL RUN CMD...: tracer CMD on the idle target, pipe
+# measured once it watches or samples, then the tracer stopped.
+pipe_run() {
+    local name=$1 tool=$2 run=$3 bg tracer
+    shift 3
+    if [ "${tool%%-*}" = ours ]; then
+        start_bg "$name" 300 "${PIN[@]}" "$@" -p "$IDLE_PID"
+    else
+        start_bg "$name" 300 "${PIN[@]}" "$@" -p "$IDLE_PID" \
+            --sample-time 600 --skip-upcall-stats
+    fi
+    bg=$BG_PID
+    if ! wait_line "$WORK/$name.out" '^# Start \(sampling\|watching\)' 60 \
+            "$bg"; then
+        kill -TERM "$bg" 2>/dev/null
+        finish_bg "$bg" "$name"
+        fail "pipe: $tool did not start: $(head -c 300 "$WORK/$name.out")"
+        return 1
+    fi
+    pipe_measure "$tool" "$run"
+    tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
+    if [ "${tool%%-*}" = ours ]; then
+        kill -INT "$tracer" 2>/dev/null
+    else
+        kill -TERM "$tracer" 2>/dev/null
+    fi
+    finish_bg "$bg" "$name"
+}
+
+fig_pipe() {
+    local i tool
+    quiet "pipe"
+    for i in $(seq "$EV_RUNS"); do
+        log "7. context switches of other tasks: run $i/$EV_RUNS"
+        pipe_measure none "$i"
+        pipe_run "pipe-ours-$i" ours "$i" "${OURS[@]}" --long-poll-events
+        pipe_run "pipe-ours-why-$i" ours-why "$i" "${OURS[@]}" \
+            --long-poll-events --profile-hz "$PROFILE_HZ" --off-cpu
+        [ "$HAVE_REF" = 1 ] &&
+            pipe_run "pipe-ref-$i" reference "$i" "${REFCMD_U[@]}"
+    done
+}
+
+# ---------------------------------------------------------------------------
 # The run.
 
 # The table and the verdicts from the rows; a full run also replaces
@@ -927,7 +994,7 @@ report() {
     "$ROOT/bench/analyze.sh" "$OUT" > "$OUT/table.txt"
     cat "$OUT/table.txt"
     echo "raw rows: $OUT/raw.tsv"
-    if [ "$ONLY" = ,1,2,3,4,5,6, ]; then
+    if [ "$ONLY" = ,1,2,3,4,5,6,7, ]; then
         cp "$OUT/table.txt" "$ROOT/bench/results.txt"
     fi
 }
@@ -951,6 +1018,7 @@ main() {
         want 3 && fig_events
         want 4 && fig_cost
         want 6 && fig_longpoll
+        want 7 && fig_pipe
         stop_proc "$IDLE_PID"
     fi
     meta quiet_waited "$QUIET_WAITED"
