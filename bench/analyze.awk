@@ -633,6 +633,36 @@ function table_7(    n, o, w, r) {
         fmt(0, 1, r), ratio(w, r))
 }
 
+# Figure 8: the CPU a watch takes, tool and eBPF programs, with a busy
+# target; the profile's and --off-cpu's part.
+function table_8(    t, tool, bpf, all, base, i, name) {
+    print ""
+    print "8. A watch's CPU time (% of one CPU: the tool's own, its eBPF" \
+        " programs'), --long-poll-events 100 ms on " M["watch_threads"] \
+        " threads always inside a poll interval, on one CPU (medians of " \
+        M["ev_runs"] " runs of " M["watch_secs"] " s)"
+    split("ours ours-profile ours-offcpu", t, " ")
+    for (i = 1; i <= 3; i++) {
+        tool = medv(8, "watch", t[i], "tool_pct")
+        bpf = medv(8, "watch", t[i], "bpf_pct")
+        all[i] = isnum(tool) && isnum(bpf) ? tool + bpf : ""
+        name = i == 1 ? "  --long-poll-events" \
+               : i == 2 ? "  with --profile-hz " M["profile_hz"] \
+               : "  with --off-cpu"
+        row(name " (tool + eBPF)", fmt(2, 1, tool) " + " fmt(2, 1, bpf))
+    }
+    base = all[1]
+    row("  --profile-hz " M["profile_hz"] " adds (% of one CPU)",
+        isnum(all[2]) && isnum(base) ? fmt(2, 1, all[2] - base) : "", "",
+        "", "< 1.00",
+        verdict(all[2] - base < 1, isnum(all[2]) && isnum(base),
+            "8. --profile-hz " M["profile_hz"] " costs " \
+            fmt(2, 1, all[2] - base) "% of one CPU (< 1%) with " \
+            M["watch_threads"] " busy threads"))
+    row("  --off-cpu adds (% of one CPU)",
+        isnum(all[3]) && isnum(base) ? fmt(2, 1, all[3] - base) : "")
+}
+
 function table_5(    o, r) {
     o = medv(2, 1000, "ours", "rss_kb")
     r = medv(2, 1000, "reference", "rss_kb")
@@ -687,5 +717,6 @@ END {
     if (want(2) || want(5)) table_5()
     if (want(6)) table_6()
     if (want(7)) table_7()
+    if (want(8)) table_8()
     footer()
 }

@@ -12,7 +12,7 @@
 #                         reference, 2 syscall event and long poll runs of
 #                         each tool instead of 3 and 80 cost rounds
 #                         instead of 150.
-#   --only LIST           only these figures (1 to 7), e.g. "2,3" (5 comes
+#   --only LIST           only these figures (1 to 8), e.g. "2,3" (5 comes
 #                         with 2);
 #                         bench/results.txt is left alone.
 #   --out DIR             the results directory (default
@@ -60,11 +60,13 @@ COST_PAGES=500      # 4.: page faults per measurement
 COST_BATCHES=3      # 4.: batches of rounds at most
 PIPE_ROUNDS=20000   # 7.: round trips per measurement
 PIPE_REPEATS=5      # 7.: measurements per run
-PROFILE_HZ=99       # 6., 7.: the --profile-hz of the "why" variants
+PROFILE_HZ=99       # 6., 7., 8.: the --profile-hz of the "why" variants
+WATCH_SECS=5        # 8.: seconds of each measured watch
+WATCH_THREADS=16    # 8.: the target's threads
 QUICK_MIN=40        # 4.: quick measurements wanted per variant
 TOOL_CPU=0
 SPIN_CPU=1
-ONLY=,1,2,3,4,5,6,7,
+ONLY=,1,2,3,4,5,6,7,8,
 OUT=
 
 usage() {
@@ -162,6 +164,9 @@ untrack() { unset "PROCS[$1]"; }
 cleanup() {
     local pid alive
     trap - EXIT INT TERM HUP
+    # Figure 8 turns the kernel's eBPF statistics on for its runs.
+    [ -n "${BPF_STATS_WAS:-}" ] &&
+        echo "$BPF_STATS_WAS" > /proc/sys/kernel/bpf_stats_enabled
     [ -n "$SPIN_PID" ] && PROCS[$SPIN_PID]=spinner
     for pid in "${!PROCS[@]}"; do
         kill -TERM "$pid" 2>/dev/null
@@ -400,6 +405,8 @@ prepare() {
     meta burst "$BURST"
     meta profile_hz "$PROFILE_HZ"
     meta pipe_repeats "$PIPE_REPEATS"
+    meta watch_secs "$WATCH_SECS"
+    meta watch_threads "$WATCH_THREADS"
     meta spin_cpu "$SPIN_CPU"
 }
 
@@ -986,6 +993,87 @@ fig_pipe() {
 }
 
 # ---------------------------------------------------------------------------
+# Figure 8: what a watch costs in CPU time with a busy target, tool and
+# eBPF programs together.  Rows: 8 watch TOOL RUN tool_pct|bpf_pct, TOOL
+# ours (--long-poll-events 100 ms), ours-profile (with --profile-hz) or
+# ours-offcpu (with --off-cpu): the tracer's own CPU time (utime + stime)
+# and the run time of every eBPF program (kernel.bpf_stats_enabled), over
+# WATCH_SECS s, in % of one CPU.
+
+# The run time in ns of all the eBPF programs loaded (kernel.bpf_stats_
+# enabled must be on).
+bpf_run_ns() {
+    bpftool prog show 2>/dev/null | awk '
+        { for (i = 1; i < NF; i++) if ($i == "run_time_ns") s += $(i + 1) }
+        END { printf "%.0f\n", s }'
+}
+
+# The CPU time in ns of process PID (utime + stime).
+proc_cpu_ns() {
+    awk -v hz="$(getconf CLK_TCK)" '{
+        sub(/^.*\) /, "")
+        printf "%.0f\n", ($12 + $13) * 1e9 / hz
+    }' "/proc/$1/stat"
+}
+
+# watch_run NAME TOOL RUN CMD...: one measured watch of the busy target.
+watch_run() {
+    local name=$1 tool=$2 run=$3 bg tracer c0 c1 b0 b1 t0 t1
+    shift 3
+    start_bg "$name" 300 "${PIN[@]}" "$@" -p "$BUSY_PID" \
+        --long-poll-events 100000000
+    bg=$BG_PID
+    if ! wait_line "$WORK/$name.out" '^# Start watching' 60 "$bg"; then
+        kill -TERM "$bg" 2>/dev/null
+        finish_bg "$bg" "$name"
+        fail "watch cost: $tool did not start: $(head -c 300 \
+              "$WORK/$name.out")"
+        return 1
+    fi
+    tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
+    sleep 1
+    c0=$(proc_cpu_ns "$tracer") b0=$(bpf_run_ns) t0=$EPOCHREALTIME
+    sleep "$WATCH_SECS"
+    c1=$(proc_cpu_ns "$tracer") b1=$(bpf_run_ns) t1=$EPOCHREALTIME
+    kill -INT "$tracer" 2>/dev/null
+    finish_bg "$bg" "$name"
+    awk -v tool="$tool" -v run="$run" -v c=$((c1 - c0)) -v b=$((b1 - b0)) \
+        -v t0="$t0" -v t1="$t1" 'BEGIN {
+            OFS = "\t"; ns = (t1 - t0) * 1e9
+            print 8, "watch", tool, run, "tool_pct", 100 * c / ns
+            print 8, "watch", tool, run, "bpf_pct", 100 * b / ns
+        }' >> "$OUT/raw.tsv"
+}
+
+fig_watch_cost() {
+    local i stats
+    stats=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null)
+    if [ -z "$stats" ] || ! command -v bpftool > /dev/null; then
+        fail "watch cost: no kernel.bpf_stats_enabled or no bpftool"
+        return
+    fi
+    if ! start_target busy taskset -c "$SPIN_CPU" "$B/threads" \
+            "$WATCH_THREADS" 10 spin; then
+        fail "watch cost: the busy target did not start"
+        return
+    fi
+    BUSY_PID=$TARGET_PID
+    BPF_STATS_WAS=$stats
+    echo 1 > /proc/sys/kernel/bpf_stats_enabled
+    for i in $(seq "$EV_RUNS"); do
+        log "8. watch cost: run $i/$EV_RUNS"
+        watch_run "watch-ours-$i" ours "$i" "${OURS[@]}"
+        watch_run "watch-ours-profile-$i" ours-profile "$i" "${OURS[@]}" \
+            --profile-hz "$PROFILE_HZ"
+        watch_run "watch-ours-offcpu-$i" ours-offcpu "$i" "${OURS[@]}" \
+            --off-cpu
+    done
+    echo "$stats" > /proc/sys/kernel/bpf_stats_enabled
+    BPF_STATS_WAS=
+    stop_proc "$BUSY_PID"
+}
+
+# ---------------------------------------------------------------------------
 # The run.
 
 # The table and the verdicts from the rows; a full run also replaces
@@ -994,7 +1082,7 @@ report() {
     "$ROOT/bench/analyze.sh" "$OUT" > "$OUT/table.txt"
     cat "$OUT/table.txt"
     echo "raw rows: $OUT/raw.tsv"
-    if [ "$ONLY" = ,1,2,3,4,5,6,7, ]; then
+    if [ "$ONLY" = ,1,2,3,4,5,6,7,8, ]; then
         cp "$OUT/table.txt" "$ROOT/bench/results.txt"
     fi
 }
@@ -1020,6 +1108,7 @@ main() {
         want 6 && fig_longpoll
         want 7 && fig_pipe
         stop_proc "$IDLE_PID"
+        want 8 && fig_watch_cost
     fi
     meta quiet_waited "$QUIET_WAITED"
     meta elapsed "$(awk -v a="$T0" -v b="$EPOCHREALTIME" \

@@ -6,6 +6,7 @@
  *
  * Usage:
  *   threads N [SLEEP_MS]
+ *   threads N SPIN_MS spin
  *
  * Starts N threads, named "bw-00000" to "bw-NNNNN".  Each one, for ever,
  * makes three getppid() and one write() of nothing to /dev/null, then
@@ -14,6 +15,10 @@
  * than SLEEP_MS.  Once every thread runs, prints "ready N" on standard
  * output; then the main thread waits for a signal.  With N = 0, it is an
  * idle process.  It dies with its parent (PR_SET_PDEATHSIG).
+ *
+ * With "spin", each thread instead calls poll(NULL, 0, 0), then spins
+ * for SPIN_MS ms of wall time without a syscall, for ever: N threads
+ * always inside a poll interval and on a CPU when they can be (figure 8).
  */
 
 #ifndef _GNU_SOURCE
@@ -25,6 +30,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +45,17 @@
 
 static atomic_uint n_running;
 static long sleep_ms = 50;
+static bool spin;
 static int null_fd = -1;
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void *
 worker(void *arg)
@@ -54,6 +70,15 @@ worker(void *arg)
     snprintf(name, sizeof name, "bw-%05u", idx);
     pthread_setname_np(pthread_self(), name);
     atomic_fetch_add(&n_running, 1);
+    while (spin) {
+        uint64_t end;
+
+        syscall(SYS_poll, NULL, 0, 0);
+        end = now_ns() + sleep_ms * 1000000ull;
+        while (now_ns() < end) {
+            continue;
+        }
+    }
     for (;;) {
         syscall(SYS_getppid);
         syscall(SYS_getppid);
@@ -72,12 +97,13 @@ main(int argc, char *argv[])
     pthread_attr_t attr;
     unsigned long n;
 
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: threads N [SLEEP_MS]\n");
+    if (argc < 2 || argc > 4 || (argc == 4 && strcmp(argv[3], "spin"))) {
+        fprintf(stderr, "usage: threads N [SLEEP_MS [spin]]\n");
         return 2;
     }
     n = strtoul(argv[1], NULL, 10);
-    if (argc == 3) {
+    spin = argc == 4;
+    if (argc >= 3) {
         sleep_ms = strtol(argv[2], NULL, 10);
         if (sleep_ms <= 0) {
             fprintf(stderr, "threads: bad SLEEP_MS\n");
