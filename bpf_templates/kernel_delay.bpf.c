@@ -807,12 +807,13 @@ BPF_STACK_TRACE(profile_stacks, KD_PROFILE_STACKS);
 BPF_HASH(profile_counts, struct kd_profile_key, struct kd_profile_value,
          KD_PROFILE_STACKS);
 
-/* A stack id from profile_stacks.get_stackid(): -1 when there is no stack
- * of that kind; false when there was no room for it. */
+/* A stack id from profile_stacks.get_stackid(), or -1 for none taken:
+ * -1 when there is no stack of that kind; false when there was no room
+ * for it. */
 static __always_inline bool
 kd_stack_id_ok(s32 *id)
 {
-    if (*id < 0 && *id != -KD_EFAULT) {
+    if (*id < -1 && *id != -KD_EFAULT) {
         return false;
     }
     *id = *id < 0 ? -1 : *id;
@@ -899,14 +900,16 @@ kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
     b->ts = now;
 }
 
+/* Thread 'st', asleep, is being woken by the current task (sched_waking:
+ * the waker's own context, or the interrupt's). */
 static __always_inline void
-kd_block_woken(void *ctx, struct kd_tstate *st, u64 now)
+kd_block_waker(void *ctx, struct kd_tstate *st)
 {
     struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
     struct kd_gap_block *b = &g->block;
     u64 pid_tgid;
 
-    if (!b->ts || b->woken_ts) {
+    if (!b->ts || b->woken_ts || b->waker_seen) {
         return;
     }
     pid_tgid = bpf_get_current_pid_tgid();
@@ -917,7 +920,20 @@ kd_block_woken(void *ctx, struct kd_tstate *st, u64 now)
     b->waker_user_stack_id = b->waker_pid != KD_TGID ? -1
         : profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
     b->waker_seen = 1;
-    b->woken_ts = now;
+}
+
+/* Thread 'st', asleep, is woken now (sched_wakeup: where its sleep ends;
+ * on a CPU the waker queued the wake-up to, its current task is not the
+ * waker, which kd_block_waker() saw). */
+static __always_inline void
+kd_block_woken(void *ctx, struct kd_tstate *st, u64 now)
+{
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
+    struct kd_gap_block *b = &g->block;
+
+    if (b->ts && !b->woken_ts) {
+        b->woken_ts = now;
+    }
 }
 
 static __always_inline void
@@ -1175,6 +1191,26 @@ RAW_TRACEPOINT_PROBE(sched_wakeup_new)
     kd_wakeup(ctx, (void *) ctx->args[0]);
     return 0;
 }
+
+#if KD_WITH_BLOCKED
+/* TP_PROTO(struct task_struct *p), in the waker's context: sched_wakeup
+ * may come later on the sleeper's CPU, from its idle task, when the waker
+ * queued the wake-up there (an idle CPU activates its own wakees). */
+RAW_TRACEPOINT_PROBE(sched_waking)
+{
+    void *task = (void *) ctx->args[0];
+    struct kd_tstate *st;
+
+    if (kd_task_u32(task, KD_OFF_TASK_TGID) != KD_TGID || !kd_capturing()) {
+        return 0;
+    }
+    st = kd_tstate_find(kd_task_u32(task, KD_OFF_TASK_PID));
+    if (st && st->sleep_ts) {
+        kd_block_waker(ctx, st);
+    }
+    return 0;
+}
+#endif
 
 #if KD_WITH_ACCT
 /* TP_PROTO(struct task_struct *p, int dest_cpu).  A waiting thread moves

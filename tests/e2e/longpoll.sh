@@ -807,11 +807,14 @@ scenario_long_poll_profile() {
 scenario_long_poll_offcpu() {
     local tag=long_poll_offcpu pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} read waker tol folded
+    local failed0=$E2E_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
         --off-cpu --folded "$WORKDIR/$tag.folded" || return
+    sched_trace_begin "$rv" "${WL_TID[main:handler1]}"
     wl_cmd main "handoff 100" \
         || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    sched_trace_end
     lp_end $tag
     lp_check_records $tag
 
@@ -861,6 +864,11 @@ scenario_long_poll_offcpu() {
     check_eq "$tag: --folded: the values add up to the sleeps' time" \
              "$(lr '([.blocked[].ns] | add // 0) + .off_cpu.other_ns')" \
              "$(awk '{ s += $NF } END { printf "%d", s }' <<<"$folded")"
+    if ((E2E_FAILED > failed0)); then
+        lr '{off_cpu, blocked, warnings, waits, sleeps, preemptions}' \
+            | sed 's/^/#   /'
+    fi
+    sched_trace_print "$failed0"
 }
 
 # An interval that has not ended: revalidator2 sleeps 3 s between two
