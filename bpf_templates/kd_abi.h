@@ -47,6 +47,9 @@ enum kd_counter {
     KD_COUNTER_SWITCHES_MISSED, /* A switch in or out of a target thread
                                  * that the sched_switch program did not
                                  * see (see struct kd_tstate). */
+    KD_COUNTER_PROFILE_LOST,    /* Samples of a sample (--profile-hz) with
+                                 * no room in the maps. */
+    KD_COUNTER_SLEEPS_LOST,     /* Sleeps likewise (--off-cpu). */
     KD_N_COUNTERS
 };
 

@@ -95,9 +95,9 @@ BPF_PERCPU_ARRAY(map_full, u64, KD_N_FULL_MAPS);
 BPF_PERCPU_ARRAY(counters, u64, KD_N_COUNTERS);
 
 /* A thread's entry in tstate: with its long poll interval in
- * --long-poll-events mode.  New entries are copied from tstate_zero: the
+ * --long-poll-events mode (and its sleep, with --off-cpu).  New entries are copied from tstate_zero: the
  * larger one does not fit on the eBPF stack. */
-#if KD_WITH_GAPS
+#if KD_WITH_GAPS || KD_WITH_BLOCKED
 #define KD_TSTATE_VALUE struct kd_tstate_gap
 #else
 #define KD_TSTATE_VALUE struct kd_tstate
@@ -846,28 +846,34 @@ kd_profile(struct bpf_perf_event_data *ctx)
 {
     struct kd_profile_key key = { 0 };
     struct kd_profile_value one = { .count = 1 };
-    struct kd_gap_profile *p;
-    struct kd_tstate_gap *g;
     u32 tid;
+    bool ok;
 
     if (!kd_current_captured(&tid)) {
         return 0;
     }
-    g = (struct kd_tstate_gap *) tstate.lookup(&tid);
+#if KD_WITH_GAPS
+    struct kd_tstate_gap *g = (struct kd_tstate_gap *) tstate.lookup(&tid);
+
     if (!g || !g->start_ns) {
         return 0;
     }
-    p = &g->detail.profile;
-    p->samples++;
+    g->detail.profile.samples++;
+    key.start_ns = g->start_ns;
+#endif
     key.tid = tid;
     key.kind = KD_COUNT_ON_CPU;
-    key.start_ns = g->start_ns;
     key.user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
     key.kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
-    if (!kd_stack_id_ok(&key.user_stack_id)
-        || !kd_stack_id_ok(&key.kernel_stack_id)
-        || !kd_count_add(&key, &one)) {
-        p->lost_samples++;
+    ok = kd_stack_id_ok(&key.user_stack_id)
+         && kd_stack_id_ok(&key.kernel_stack_id)
+         && kd_count_add(&key, &one);
+    if (!ok) {
+#if KD_WITH_GAPS
+        g->detail.profile.lost_samples++;
+#else
+        counters.increment(KD_COUNTER_PROFILE_LOST);
+#endif
     }
     return 0;
 }
@@ -883,6 +889,18 @@ kd_profile(struct bpf_perf_event_data *ctx)
  * (kd_block_end()), with the time asleep and then in the run queue.
  */
 #if KD_WITH_BLOCKED
+/* Whether the sleeps of thread 'g' count now: inside a long poll interval
+ * (KD_WITH_GAPS), else inside a sample. */
+static __always_inline bool
+kd_block_counts(const struct kd_tstate_gap *g)
+{
+#if KD_WITH_GAPS
+    return g->start_ns != 0;
+#else
+    return kd_capturing();
+#endif
+}
+
 static __always_inline void
 kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
 {
@@ -890,7 +908,7 @@ kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
     struct kd_gap_block *b = &g->block;
 
     b->ts = 0;
-    if (!g->start_ns) {
+    if (!kd_block_counts(g)) {
         return;
     }
     b->user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
@@ -948,13 +966,13 @@ kd_block_end(u32 tid, struct kd_tstate *st, u64 now)
     bool ok;
 
     b->ts = 0;
-    if (!ts || !g->start_ns || now < ts) {
+    if (!ts || !kd_block_counts(g) || now < ts) {
         return;
     }
     p->sleeps++;
     key.tid = tid;
     key.kind = KD_COUNT_BLOCKED;
-    key.start_ns = g->start_ns;
+    key.start_ns = g->start_ns;     /* 0 outside long poll intervals. */
     key.user_stack_id = b->user_stack_id;
     key.kernel_stack_id = b->kernel_stack_id;
     key.waker_user_stack_id = -1;
@@ -979,6 +997,7 @@ kd_block_end(u32 tid, struct kd_tstate *st, u64 now)
          && kd_count_add(&key, &v);
     if (!ok) {
         p->lost_sleeps++;
+        counters.increment(KD_COUNTER_SLEEPS_LOST);
     }
 }
 #else

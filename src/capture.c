@@ -943,6 +943,29 @@ kd_capture_clear_stacks(struct kd_capture *c)
                                               "stack_traces"));
 }
 
+int
+kd_capture_clear_profile(struct kd_capture *c)
+{
+    struct kd_map_layout stacks = {
+        .key_size = sizeof(uint32_t),
+        .value_size = KD_STACK_DEPTH * sizeof(uint64_t),
+        .value_offset = sizeof(uint32_t),
+        .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
+    };
+    size_t max;
+    int err;
+
+    if (!kd_capture_counts_stacks(c)) {
+        return 0;
+    }
+    max = bpf_table_max_entries(c->prog.module, "profile_counts");
+    err = kd_map_clear(kd_program_map_fd(&c->prog, "profile_counts"),
+                       &kd_profile_counts_layout, max);
+    return err ? err : kd_map_clear(kd_program_map_fd(&c->prog,
+                                                      "profile_stacks"),
+                                    &stacks, max);
+}
+
 /* The name of loaded function 'i', as messages give it: "sched_switch"
  * for raw tracepoint sched_switch, else the function's name. */
 static const char *
@@ -1003,6 +1026,10 @@ kd_capture_take_counters(struct kd_capture *c, struct kd_losses *l)
                          - seen[KD_COUNTER_TRIGGERS_MISSED];
     l->switches_missed = now[KD_COUNTER_SWITCHES_MISSED]
                          - seen[KD_COUNTER_SWITCHES_MISSED];
+    l->lost_samples = now[KD_COUNTER_PROFILE_LOST]
+                      - seen[KD_COUNTER_PROFILE_LOST];
+    l->lost_sleeps = now[KD_COUNTER_SLEEPS_LOST]
+                     - seen[KD_COUNTER_SLEEPS_LOST];
     memcpy(c->counters_seen, now, sizeof now);
 }
 

@@ -126,6 +126,10 @@ int kd_capture_profile_sweep(struct kd_capture *, char **error);
 /* Empties the stack map, once the sample's stacks are reported. */
 int kd_capture_clear_stacks(struct kd_capture *);
 
+/* Empties the maps of --profile-hz and --off-cpu, once a sample's counts
+ * and stacks are read (time and trigger modes). */
+int kd_capture_clear_profile(struct kd_capture *);
+
 /* --long-poll-events: the intervals still going on at 'now' (CLOCK_MONOTONIC)
  * that began more than 'min_ns' before, read from the threads' map entries
  * (see kd_gap_event_in_progress()), into a new array '*events' of '*n'.

@@ -126,6 +126,9 @@ kd_gap_blocked_ns(const struct kd_gap_blocked *b)
 struct kd_gap {
     unsigned int index;             /* 1 for the first one reported; 0
                                      * for one still going on. */
+    bool of_sample;                 /* Not an interval: a thread's stacks
+                                     * in a sample (time and trigger
+                                     * modes), 'parts' its run time only. */
     bool in_progress;               /* It has not ended: 'end_ns' is when
                                      * it was read. */
     int64_t open_syscall;           /* In progress: the syscall the thread

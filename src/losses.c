@@ -41,6 +41,8 @@ kd_losses_add(struct kd_losses *total, const struct kd_losses *more)
                            more->misses[i].count);
     }
     total->switches_missed += more->switches_missed;
+    total->lost_samples += more->lost_samples;
+    total->lost_sleeps += more->lost_sleeps;
     total->events_dropped += more->events_dropped;
     total->triggers_missed += more->triggers_missed;
     total->lost_stacks += more->lost_stacks;

@@ -33,6 +33,9 @@ struct kd_losses {
 
     uint64_t switches_missed;   /* Context switches of the target not seen
                                  * (KD_COUNTER_SWITCHES_MISSED). */
+    uint64_t lost_samples;      /* Samples of --profile-hz in a sample */
+    uint64_t lost_sleeps;       /* and sleeps of --off-cpu with no room in
+                                 * the maps (reported with the stacks). */
     uint64_t events_dropped;    /* Ring buffer full. */
     uint64_t triggers_missed;   /* Start triggers while reporting. */
     uint64_t lost_stacks;       /* Reported events whose stacks could not

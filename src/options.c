@@ -271,16 +271,15 @@ static const struct kd_option_def kd_option_defs[] = {
     }, {
         .long_name = "profile-hz",
         .arg = KD_ARG_REQUIRED, .metavar = "HZ",
-        KD_UINT(profile_hz, 0, KD_MAX_PROFILE_HZ), .watch_only = true,
-        .help = "With --long-poll-events: sample the stacks of\n"
-                "threads inside a poll interval HZ times a second\n"
-                "(0 to 10000, default 0: off) and show each long\n"
-                "interval's stacks on CPU",
+        KD_UINT(profile_hz, 0, KD_MAX_PROFILE_HZ),
+        .help = "Sample the target's stacks HZ times a second (0\n"
+                "to 10000, default 0: off) and show what each long\n"
+                "poll interval, or each thread in a sample, ran",
     }, {
         .long_name = "off-cpu",
-        KD_SETS(off_cpu), .watch_only = true,
-        .help = "With --long-poll-events: show where each long\n"
-                "interval's thread slept, for how long, and who\n"
+        KD_SETS(off_cpu),
+        .help = "Show where each long poll interval, or each\n"
+                "thread in a sample, slept, for how long, and who\n"
                 "woke it",
     }, {
         .long_name = "folded",
@@ -335,11 +334,12 @@ kd_options_needs(const struct kd_options *o)
     };
 
     needs.gaps = o->long_poll;
-    needs.profile = o->long_poll && o->profile_hz > 0
-                    && o->stack_trace_size > 0;
-    needs.blocked = o->long_poll && o->off_cpu && o->stack_trace_size > 0;
+    needs.profile = o->profile_hz > 0 && o->stack_trace_size > 0;
+    needs.profile_hz = needs.profile ? o->profile_hz : 0;
+    needs.blocked = o->off_cpu && o->stack_trace_size > 0;
     needs.stats = !o->long_poll;
-    needs.acct = o->long_poll || o->summary || o->json;
+    /* --off-cpu follows the sleeps the accounts see. */
+    needs.acct = o->long_poll || o->summary || o->json || needs.blocked;
     needs.ran = needs.acct && needs.stats;
     needs.ring_buffer = needs.start_trigger || needs.stop_trigger
                         || needs.syscall_events || needs.gaps;

@@ -99,8 +99,9 @@ struct kd_needs {
     bool gaps;              /* --long-poll-events. */
     bool ran;               /* Who ran instead, per sample (--summary,
                              * --json). */
-    bool profile;           /* On-CPU stacks of long poll intervals
-                             * (--profile-hz). */
+    bool profile;           /* On-CPU stacks of long poll intervals,
+                             * or of a sample's threads (--profile-hz). */
+    unsigned int profile_hz;    /* Its rate, when 'profile'. */
     bool blocked;           /* Where their threads slept, and who woke
                              * them (--off-cpu). */
     bool upcalls;           /* Upcall statistics (not with

@@ -369,10 +369,15 @@ kd_render_json_irqs(struct kd_ds *ds, const struct kd_thread *t)
     kd_ds_put_char(ds, ']');
 }
 
-/* One thread of the "threads" array, with its sections. */
+static void kd_render_json_gap_stacks(struct kd_ds *, const struct kd_gap *);
+static void kd_render_json_gap_blocked(struct kd_ds *,
+                                       const struct kd_gap *);
+
+/* One thread of the "threads" array, with its sections, and its stacks
+ * ('stacks', or NULL). */
 static void
 kd_render_json_thread(struct kd_ds *ds, const struct kd_sample *sample,
-                      const struct kd_thread *t)
+                      const struct kd_thread *t, const struct kd_gap *stacks)
 {
     kd_ds_put_format(ds, "{\"tid\":%" PRIu32 ",\"name\":", t->tid);
     kd_json_string(ds, t->name);
@@ -396,19 +401,26 @@ kd_render_json_thread(struct kd_ds *ds, const struct kd_sample *sample,
     kd_ds_put_cstr(ds, ",\"ran_instead\":");
     kd_render_json_ran(ds, sample->with_ran ? t->ran : NULL, t->n_ran,
                        sample->with_ran);
+    if (stacks) {
+        kd_render_json_gap_stacks(ds, stacks);
+        kd_render_json_gap_blocked(ds, stacks);
+    }
     kd_ds_put_char(ds, '}');
 }
 
 /* The "threads" array. */
 static void
-kd_render_json_threads(struct kd_ds *ds, const struct kd_sample *sample)
+kd_render_json_threads(struct kd_ds *ds, const struct kd_snapshot *snap)
 {
+    const struct kd_sample *sample = &snap->sample;
     bool first = true;
 
     kd_ds_put_char(ds, '[');
     for (size_t i = 0; i < sample->n_threads; i++) {
         kd_json_next(ds, &first);
-        kd_render_json_thread(ds, sample, &sample->threads[i]);
+        kd_render_json_thread(ds, sample, &sample->threads[i],
+                              snap->thread_stacks
+                              ? &snap->thread_stacks[i] : NULL);
     }
     kd_ds_put_char(ds, ']');
 }
@@ -500,7 +512,7 @@ kd_render_json_sample(struct kd_ds *ds, const char *node,
         return;
     }
     kd_ds_put_cstr(ds, ",\"threads\":");
-    kd_render_json_threads(ds, sample);
+    kd_render_json_threads(ds, snap);
     kd_ds_put_cstr(ds, ",\"upcalls\":");
     kd_render_json_upcalls(ds, sample->upcalls, sample->n_upcalls,
                            sample->n_cpus);
@@ -516,6 +528,11 @@ kd_render_json_sample(struct kd_ds *ds, const char *node,
                                kd_window_ns(&snap->window));
     } else {
         kd_json_null(ds);
+    }
+    if (snap->thread_stacks) {
+        kd_ds_put_format(ds, ",\"stacks_lost\":{\"samples\":%" PRIu64
+                         ",\"sleeps\":%" PRIu64 "}", snap->losses.lost_samples,
+                         snap->losses.lost_sleeps);
     }
     kd_render_json_warnings(ds, &snap->losses, &snap->total);
     kd_ds_put_cstr(ds, ",\"target_exited\":");

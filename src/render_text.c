@@ -167,6 +167,43 @@ kd_render_text_missed(struct kd_ds *ds, const struct kd_losses *losses,
     }
 }
 
+static void kd_render_text_gap_stacks(struct kd_ds *, const struct kd_gap *);
+static void kd_render_text_gap_blocked(struct kd_ds *,
+                                       const struct kd_gap *);
+
+/* --profile-hz, --off-cpu: each thread's on-CPU stacks and where it
+ * slept in the sample, for those that have any. */
+static void
+kd_render_text_thread_stacks(struct kd_ds *ds,
+                             const struct kd_snapshot *snap)
+{
+    const struct kd_losses *l = &snap->losses;
+
+    if (!snap->thread_stacks) {
+        return;
+    }
+    kd_ds_put_cstr(ds, "\n# Stacks of the threads (--profile-hz, "
+                   "--off-cpu):\n");
+    for (size_t i = 0; i < snap->sample.n_threads; i++) {
+        const struct kd_gap *gap = &snap->thread_stacks[i];
+
+        if (!gap->samples && !gap->n_sleeps && !gap->n_blocked) {
+            continue;
+        }
+        kd_ds_put_format(ds, "\n%10" PRIu32 " ", gap->tid);
+        kd_report_field(ds, gap->name, 16, true, false);
+        kd_ds_put_char(ds, '\n');
+        kd_render_text_gap_stacks(ds, gap);
+        kd_render_text_gap_blocked(ds, gap);
+    }
+    if (l->lost_samples || l->lost_sleeps) {
+        kd_ds_put_format(ds, "\n# %" PRIu64 " samples and %" PRIu64
+                         " sleeps found no room in the maps (raise "
+                         "--stack-trace-size).\n", l->lost_samples,
+                         l->lost_sleeps);
+    }
+}
+
 void
 kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                       FILE *out)
@@ -186,6 +223,7 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
         kd_ds_put_cstr(ds, " was unloaded: upcalls are not counted "
                        "since.\n");
     }
+    kd_render_text_thread_stacks(ds, snap);
     kd_render_text_flush(ds, out);
     if (snap->with_events) {
         kd_render_text_events(ds, snap, out);
@@ -453,9 +491,10 @@ kd_render_text_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
         return;
     }
     kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[BLOCKED] %" PRIu32
-                     " sleep%s ended in the interval%s\n" KD_REPORT_INDENT
+                     " sleep%s ended in the %s%s\n" KD_REPORT_INDENT
                      "%-22s %7s  %16s  %16s\n", gap->n_sleeps,
                      gap->n_sleeps == 1 ? "" : "s",
+                     gap->of_sample ? "sample" : "interval",
                      kd_gap_sleeping(gap) ? ", one going on" : "", "STACK",
                      "SLEEPS", "ASLEEP ns", "RUN QUEUE ns");
     for (size_t i = 0; i < gap->n_blocked; i++) {

@@ -20,6 +20,7 @@
 #include "options.h"
 #include "output.h"
 #include "snapshot.h"
+#include "stacks.h"
 #include "symbols.h"
 #include "target.h"
 #include "util.h"
@@ -266,30 +267,6 @@ kd_sampler_watch_losses(const struct kd_sampler *s)
     kd_losses_destroy(&losses);
 }
 
-/* Appends to 'frames' (of '*n') the frames of stack 'id' of the profile's
- * stack map (of the kernel if 'kernel').  Returns false if the stack is
- * gone from the map. */
-static bool
-kd_sampler_stack_frames(const struct kd_sampler *s,
-                        struct kd_symbols *symbols, int32_t id, bool kernel,
-                        char **frames, size_t *n)
-{
-    uint64_t ips[KD_STACK_DEPTH];
-    size_t n_ips;
-
-    if (id < 0) {
-        return true;
-    }
-    n_ips = kd_capture_profile_stack(s->capture, id, ips);
-    for (size_t i = 0; i < n_ips; i++) {
-        char frame[512];
-
-        kd_symbols_format(symbols, kernel, ips[i], frame, sizeof frame);
-        frames[(*n)++] = kd_xstrdup(frame);
-    }
-    return n_ips > 0;
-}
-
 /* The counts of map profile_counts (--profile-hz), read at most once per
  * report of a batch of intervals. */
 struct kd_profile_counts {
@@ -298,30 +275,11 @@ struct kd_profile_counts {
     size_t n;
 };
 
-/* The frames of kernel stack 'kernel_id' then user stack 'user_id', with
- * 'found' false if one of them is gone.  The kernel stack, taken from a
- * tracepoint, starts with the tracing machinery's frames: left out. */
-static struct kd_frames
-kd_sampler_frames(const struct kd_sampler *s, struct kd_symbols *symbols,
-                  int32_t kernel_id, int32_t user_id, bool *found)
+/* The stacks of the profile's map, for kd_stacks_resolve(). */
+static size_t
+kd_sampler_read_stack(void *capture, int32_t id, uint64_t *ips)
 {
-    struct kd_frames f = {
-        .v = kd_xcalloc(2 * KD_STACK_DEPTH, sizeof *f.v),
-    };
-
-    size_t skip = 0;
-
-    *found &= kd_sampler_stack_frames(s, symbols, kernel_id, true, f.v,
-                                      &f.n);
-    while (skip < f.n && kd_frame_is_tracing(f.v[skip])) {
-        free(f.v[skip++]);
-    }
-    memmove(f.v, f.v + skip, (f.n - skip) * sizeof *f.v);
-    f.n -= skip;
-    f.n_kernel = f.n;
-    *found &= kd_sampler_stack_frames(s, symbols, user_id, false, f.v,
-                                      &f.n);
-    return f;
+    return kd_capture_profile_stack(capture, id, ips);
 }
 
 /* Gives 'gap', decoded from 'ev', its on-CPU profile and where it slept,
@@ -332,6 +290,11 @@ kd_sampler_gap_profile(const struct kd_sampler *s,
                        struct kd_profile_counts *counts,
                        const struct kd_gap_event *ev, struct kd_gap *gap)
 {
+    struct kd_stack_source source = {
+        .read = kd_sampler_read_stack,
+        .aux = s->capture,
+    };
+
     if ((s->options->profile_hz || s->options->off_cpu) && !counts->read) {
         char *error = NULL;
 
@@ -342,32 +305,8 @@ kd_sampler_gap_profile(const struct kd_sampler *s,
         }
         free(error);
     }
-    kd_gap_set_profile(gap, ev, s->options->profile_hz, counts->v,
-                       counts->n);
-    for (size_t i = 0; i < gap->n_stacks; i++) {
-        const struct kd_gap_profile_stack *st = &gap->stacks[i];
-        bool found = true;
-        struct kd_frames f = kd_sampler_frames(s, symbols,
-                                               st->kernel_stack_id,
-                                               st->user_stack_id, &found);
-
-        kd_gap_set_frames(gap, i, f.v, f.n, f.n_kernel, !found);
-    }
-    kd_gap_merge_stacks(gap);
-
-    kd_gap_set_blocked(gap, ev, s->options->off_cpu, counts->v, counts->n);
-    for (size_t i = 0; i < gap->n_blocked; i++) {
-        const struct kd_gap_blocked *b = &gap->blocked[i];
-        bool found = true;
-        struct kd_frames frames, waker;
-
-        frames = kd_sampler_frames(s, symbols, b->kernel_stack_id,
-                                   b->user_stack_id, &found);
-        waker = kd_sampler_frames(s, symbols, b->waker_kernel_stack_id,
-                                  b->waker_user_stack_id, &found);
-        kd_gap_set_blocked_frames(gap, i, frames, waker, !found);
-    }
-    kd_gap_merge_blocked(gap);
+    kd_stacks_resolve(gap, ev, s->options->profile_hz, s->options->off_cpu,
+                      counts->v, counts->n, &source, symbols);
 }
 
 /* Reports the long poll intervals the events brought, those of the

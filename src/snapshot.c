@@ -7,11 +7,13 @@
 
 #include "snapshot.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 #include "events.h"
+#include "stacks.h"
 #include "symbols.h"
 #include "target.h"
 #include "util.h"
@@ -28,10 +30,13 @@ kd_event_cmp(const void *a_, const void *b_)
     return a->entry_ns < b->entry_ns ? -1 : a->entry_ns > b->entry_ns;
 }
 
-/* Reads stack 'id' (of the kernel when 'kernel') once into 'snap'. */
+/* Reads stack 'id' (of the kernel when 'kernel') once into '*stacks' (of
+ * '*n', indexed by id), from the stack map of -s or, with 'profile', of
+ * --profile-hz and --off-cpu. */
 static void
-kd_snapshot_take_stack(struct kd_snapshot *snap, struct kd_capture *capture,
-                       int32_t id, bool kernel)
+kd_snapshot_read_stack(struct kd_stack **stacks, size_t *n_stacks,
+                       struct kd_capture *capture, int32_t id, bool kernel,
+                       bool profile)
 {
     uint64_t ips[KD_STACK_DEPTH];
     struct kd_stack *stack;
@@ -39,25 +44,68 @@ kd_snapshot_take_stack(struct kd_snapshot *snap, struct kd_capture *capture,
     if (id < 0) {
         return;
     }
-    if ((size_t) id >= snap->n_stacks) {
-        size_t n = snap->n_stacks * 2 > (size_t) id ? snap->n_stacks * 2
-                                                     : (size_t) id + 1;
+    if ((size_t) id >= *n_stacks) {
+        size_t n = *n_stacks * 2 > (size_t) id ? *n_stacks * 2
+                                                : (size_t) id + 1;
 
-        snap->stacks = kd_xreallocarray(snap->stacks, n,
-                                        sizeof *snap->stacks);
-        memset(&snap->stacks[snap->n_stacks], 0,
-               (n - snap->n_stacks) * sizeof *snap->stacks);
-        snap->n_stacks = n;
+        *stacks = kd_xreallocarray(*stacks, n, sizeof **stacks);
+        memset(&(*stacks)[*n_stacks], 0, (n - *n_stacks) * sizeof **stacks);
+        *n_stacks = n;
     }
-    stack = &snap->stacks[id];
+    stack = &(*stacks)[id];
     if (stack->taken) {
         return;
     }
     stack->taken = true;
     stack->kernel = kernel;
-    stack->n_ips = kd_capture_stack(capture, id, ips);
-    stack->ips = kd_xcalloc(stack->n_ips, sizeof *ips);
+    stack->n_ips = profile ? kd_capture_profile_stack(capture, id, ips)
+                           : kd_capture_stack(capture, id, ips);
+    stack->ips = kd_xcalloc(stack->n_ips ? stack->n_ips : 1, sizeof *ips);
     memcpy(stack->ips, ips, stack->n_ips * sizeof *ips);
+}
+
+static void
+kd_snapshot_take_stack(struct kd_snapshot *snap, struct kd_capture *capture,
+                       int32_t id, bool kernel)
+{
+    kd_snapshot_read_stack(&snap->stacks, &snap->n_stacks, capture, id,
+                           kernel, false);
+}
+
+/* --profile-hz, --off-cpu: the sample's counts and their stacks, unless
+ * 'skipped'; then the maps emptied for the next sample. */
+static int
+kd_snapshot_take_profile(struct kd_snapshot *snap,
+                         struct kd_capture *capture, bool skipped,
+                         char **error)
+{
+    int err = 0;
+
+    if (!skipped) {
+        err = kd_capture_profile_counts(capture, &snap->counts,
+                                        &snap->n_counts, error);
+    }
+    for (size_t i = 0; !err && i < snap->n_counts; i++) {
+        const struct kd_profile_key *k = &snap->counts[i].key;
+        const int32_t ids[4] = {
+            k->kernel_stack_id, k->user_stack_id,
+            k->waker_kernel_stack_id, k->waker_user_stack_id,
+        };
+
+        for (size_t j = 0; j < KD_ARRAY_SIZE(ids); j++) {
+            kd_snapshot_read_stack(&snap->profile_stacks,
+                                   &snap->n_profile_stacks, capture, ids[j],
+                                   !(j & 1), true);
+        }
+    }
+    if (!err) {
+        err = kd_capture_clear_profile(capture);
+        if (err) {
+            *error = kd_xasprintf("Failed to clear the eBPF maps of the "
+                                  "stacks: %s", strerror(err));
+        }
+    }
+    return err;
 }
 
 /* The syscall events of the sample, with their stacks. */
@@ -106,6 +154,8 @@ kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
                            - (int64_t) kd_now_ns();
     snap->with_stacks = needs->stacks;
     snap->with_summary = needs->summary;
+    snap->profile_hz = needs->profile_hz;
+    snap->off_cpu = needs->blocked;
     snap->sample.pid = snap->tgid;
 
     err = kd_capture_collect(capture, &snap->sample, &snap->losses, error);
@@ -122,6 +172,13 @@ kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
 
     if (events) {
         kd_events_clear_syscalls(events);
+    }
+    if (needs->profile || needs->blocked) {
+        err = kd_snapshot_take_profile(snap, capture, window->skipped,
+                                       error);
+        if (err) {
+            return err;
+        }
     }
     err = kd_capture_clear_stacks(capture);
     if (err) {
@@ -227,6 +284,68 @@ kd_snapshot_resolve_events(struct kd_snapshot *snap,
     kd_symbols_destroy(&symbols);
 }
 
+/* The stacks of the profile's map as the sample read them. */
+static size_t
+kd_snapshot_profile_stack(void *snap_, int32_t id, uint64_t *ips)
+{
+    const struct kd_snapshot *snap = snap_;
+    const struct kd_stack *stack;
+
+    if (id < 0 || (size_t) id >= snap->n_profile_stacks) {
+        return 0;
+    }
+    stack = &snap->profile_stacks[id];
+    memcpy(ips, stack->ips, stack->n_ips * sizeof *ips);
+    return stack->n_ips;
+}
+
+/* Each thread's on-CPU stacks and where it slept, as a long poll interval
+ * of the length of the sample would have them: its time on CPU is its
+ * run time in the sample (THREAD RUN). */
+static void
+kd_snapshot_resolve_thread_stacks(struct kd_snapshot *snap)
+{
+    struct kd_stack_source source = {
+        .read = kd_snapshot_profile_stack,
+        .aux = snap,
+    };
+    struct kd_symbols symbols;
+
+    if (!snap->profile_hz && !snap->off_cpu) {
+        return;
+    }
+    kd_symbols_init(&symbols, snap->tgid);
+    snap->thread_stacks = kd_xcalloc(snap->sample.n_threads + 1,
+                                     sizeof *snap->thread_stacks);
+    for (size_t i = 0; i < snap->sample.n_threads; i++) {
+        const struct kd_thread *t = &snap->sample.threads[i];
+        struct kd_gap *gap = &snap->thread_stacks[i];
+        struct kd_gap_event ev;
+
+        memset(&ev, 0, sizeof ev);
+        ev.head.tid = t->tid;
+        for (size_t j = 0; j < snap->n_counts; j++) {
+            const struct kd_profile_count *c = &snap->counts[j];
+
+            if (c->key.tid != t->tid) {
+                continue;
+            } else if (c->key.kind == KD_COUNT_ON_CPU) {
+                ev.detail.profile.samples += c->value.count;
+            } else {
+                ev.detail.profile.sleeps += c->value.count;
+            }
+        }
+        memset(gap, 0, sizeof *gap);
+        gap->of_sample = true;
+        gap->tid = t->tid;
+        snprintf(gap->name, sizeof gap->name, "%s", t->name);
+        gap->parts[KD_GAP_ON_CPU] = t->run ? t->run->total_ns : 0;
+        kd_stacks_resolve(gap, &ev, snap->profile_hz, snap->off_cpu,
+                          snap->counts, snap->n_counts, &source, &symbols);
+    }
+    kd_symbols_destroy(&symbols);
+}
+
 void
 kd_snapshot_resolve(struct kd_snapshot *snap,
                     const struct kd_thread_filter *filter)
@@ -242,6 +361,7 @@ kd_snapshot_resolve(struct kd_snapshot *snap,
         kd_summary_compute(&snap->sample, snap->rows);
     }
     kd_snapshot_resolve_events(snap, filter);
+    kd_snapshot_resolve_thread_stacks(snap);
 }
 
 void
@@ -262,6 +382,16 @@ kd_snapshot_destroy(struct kd_snapshot *snap)
         free(snap->stacks[i].ips);
     }
     free(snap->stacks);
+    for (size_t i = 0; snap->thread_stacks && i < snap->sample.n_threads;
+         i++) {
+        kd_gap_destroy(&snap->thread_stacks[i]);
+    }
+    free(snap->thread_stacks);
+    free(snap->counts);
+    for (size_t i = 0; i < snap->n_profile_stacks; i++) {
+        free(snap->profile_stacks[i].ips);
+    }
+    free(snap->profile_stacks);
     kd_losses_destroy(&snap->losses);
     kd_losses_destroy(&snap->total);
     memset(snap, 0, sizeof *snap);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "gap.h"
 #include "losses.h"
 #include "sample.h"
 #include "summary.h"
@@ -97,6 +98,19 @@ struct kd_snapshot {
     size_t n_names;
     struct kd_stack *stacks;    /* Indexed by stack id. */
     size_t n_stacks;
+
+    /* --profile-hz and --off-cpu: the sample's counts (read, then the maps
+     * emptied), the addresses of their stacks by id and, once resolved,
+     * per thread of 'sample' (in its order), its on-CPU stacks and where it
+     * slept, as a long poll interval has them ('thread_stacks' NULL
+     * without either option). */
+    unsigned int profile_hz;
+    bool off_cpu;
+    struct kd_profile_count *counts;
+    size_t n_counts;
+    struct kd_stack *profile_stacks;
+    size_t n_profile_stacks;
+    struct kd_gap *thread_stacks;
 
     /* What the capture lost during the sample (map entries not reported
      * for a skipped one; stacks counted once resolved, for the events

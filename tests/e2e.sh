@@ -46,7 +46,8 @@
 #   histogram.sh  histogram
 #   longpoll.sh   long_poll, long_poll_wait, long_poll_ovs,
 #                 long_poll_wait_target, long_poll_usersys,
-#                 long_poll_profile, long_poll_offcpu, long_poll_progress
+#                 long_poll_profile, long_poll_offcpu, long_poll_progress,
+#                 sample_stacks
 #   outputs.sh    empty_results, json_times, wall_clock, status_line
 
 set -u
@@ -105,7 +106,7 @@ filters \
 summary \
 list_probes histogram long_poll long_poll_wait long_poll_ovs \
 long_poll_wait_target long_poll_usersys long_poll_profile long_poll_offcpu \
-long_poll_progress \
+long_poll_progress sample_stacks \
 empty_results json_times wall_clock status_line \
 autodetect}
 

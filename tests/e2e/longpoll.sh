@@ -871,6 +871,59 @@ scenario_long_poll_offcpu() {
     sched_trace_print "$failed0"
 }
 
+# --profile-hz and --off-cpu in time mode: one sample of 2 s holds
+# revalidator2's "usersys 100 50" (user space, then read()s of
+# /dev/zero) and its "handoff 100" (a read() of a pipe that handler1
+# writes 100 ms later).  revalidator2's thread in the JSON sample has
+# its on-CPU stacks (the kernel's read path among them; their samples
+# add up) and the pipe's sleep, woken by handler1, timed as the workload
+# timed its read().
+scenario_sample_stacks() {
+    local tag=sample_stacks pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
+    local read waker n
+
+    kd_json_begin $tag 2 -p "$pid" --tid "$rv" --profile-hz 997 --off-cpu \
+        || return
+    wl_cmd main "usersys 100 50" \
+        || fail "$tag: job usersys" "done" "$WL_REPLY_LINE"
+    wl_cmd main "handoff 100" \
+        || fail "$tag: job handoff" "done" "$WL_REPLY_LINE"
+    read=$(reply_field read_ns) waker=$(reply_field waker_tid)
+    kd_finish $tag 60
+    LP_REC=$(jq -c --argjson t "$rv" '.threads[]? | select(.tid == $t)' \
+                 "$KD_OUT" | head -n 1)
+    n=$(lr .profile.samples)
+    if ! is_uint "$n" || ((n < 20)); then
+        fail "$tag: samples of revalidator2" "at least 20" "${n:-none}"
+    else
+        pass "$tag: $n samples of revalidator2 in the sample"
+    fi
+    check_eq "$tag: the stacks' samples and the others add up" "$n" \
+             "$(lr '([.on_cpu_stacks[].samples] | add // 0)
+                    + .profile.other_samples')"
+    check_eq "$tag: a stack names the kernel's read path" true \
+             "$(lr '[.on_cpu_stacks[].frames
+                     | any(.[]; test("^(ksys_read|vfs_read)\\+"))] | any')"
+    check_eq "$tag: the pipe's sleep, woken by handler1" \
+             "true $waker handler1" \
+             "$(lr '.blocked[] | select(any(.frames[];
+                    startswith("kd_workload_handoff_wait+")))
+                    | "\(.waker != null) \(.waker.tid) \(.waker.name)"' \
+                | head -n 1 | xargs)"
+    if is_uint "$read"; then
+        check_close "$tag: that sleep's time off CPU vs the read()'s" \
+                    "$read" \
+                    "$(lr '[.blocked[] | select(any(.frames[];
+                            startswith("kd_workload_handoff_wait+")))
+                            | .ns] | add // 0')" $((MS * WAIT_SCALE)) 0
+    else
+        fail "$tag: the workload's truth" "read_ns=..." "$WL_REPLY_LINE"
+    fi
+    check_eq "$tag: nothing lost" "0 0" \
+             "$(jq -r '"\(.stacks_lost.samples) \(.stacks_lost.sleeps)"' \
+                   "$KD_OUT" | head -n 1)"
+}
+
 # An interval that has not ended: revalidator2 sleeps 3 s between two
 # poll() calls, with a 200 ms threshold.  Each scan that finds it longer
 # than the threshold, then than each doubling of it, reports it in

@@ -490,4 +490,44 @@ make_blocked_gap(struct kd_gap_event *ev, struct kd_gap *gap)
     }
 }
 
+/* A sample of two threads, 42 ("revalidator12345") and 43 ("idle"), with
+ * --profile-hz 99 and --off-cpu: 42's on-CPU stacks and sleeps as in
+ * make_profiled_gap() and make_blocked_gap(), 43 none; 3 samples and 1
+ * sleep lost.  kd_gap_destroy() frees 'gaps[0]'. */
+static inline void
+make_stacks_snapshot(struct kd_snapshot *snap, struct kd_thread threads[2],
+                     struct kd_gap gaps[2])
+{
+    struct kd_gap_event ev;
+    struct kd_gap blocked;
+
+    memset(snap, 0, sizeof *snap);
+    memset(threads, 0, 2 * sizeof *threads);
+    threads[0].tid = 42;
+    threads[0].name = "revalidator12345";
+    threads[1].tid = 43;
+    threads[1].name = "idle";
+    snap->sample.threads = threads;
+    snap->sample.n_threads = 2;
+    snap->profile_hz = 99;
+    snap->off_cpu = true;
+    make_profiled_gap(&ev, &gaps[0]);
+    kd_gap_merge_stacks(&gaps[0]);
+    make_blocked_gap(&ev, &blocked);
+    kd_gap_merge_blocked(&blocked);
+    gaps[0].off_cpu = true;
+    gaps[0].n_sleeps = blocked.n_sleeps;
+    gaps[0].blocked = blocked.blocked;
+    gaps[0].n_blocked = blocked.n_blocked;
+    gaps[0].of_sample = true;
+    memset(&gaps[1], 0, sizeof gaps[1]);
+    gaps[1].tid = 43;
+    gaps[1].profile_hz = 99;
+    gaps[1].off_cpu = true;
+    gaps[1].of_sample = true;
+    snap->thread_stacks = gaps;
+    snap->losses.lost_samples = 3;
+    snap->losses.lost_sleeps = 1;
+}
+
 #endif /* fixtures.h */

@@ -127,14 +127,14 @@ static const char help_rest[] =
     "  --node-name NAME      Add \"node\":NAME to every JSON record "
     "(default:\n"
     "                        $KD_NODE_NAME when set)\n"
-    "  --profile-hz HZ       With --long-poll-events: sample the stacks of\n"
-    "                        threads inside a poll interval HZ times a "
-    "second\n"
-    "                        (0 to 10000, default 0: off) and show each "
+    "  --profile-hz HZ       Sample the target's stacks HZ times a second "
+    "(0\n"
+    "                        to 10000, default 0: off) and show what each "
     "long\n"
-    "                        interval's stacks on CPU\n"
-    "  --off-cpu             With --long-poll-events: show where each long\n"
-    "                        interval's thread slept, for how long, and who\n"
+    "                        poll interval, or each thread in a sample, ran\n"
+    "  --off-cpu             Show where each long poll interval, or each\n"
+    "                        thread in a sample, slept, for how long, and "
+    "who\n"
     "                        woke it\n"
     "  --folded FILE         With --profile-hz or --off-cpu: append each "
     "long\n"
@@ -1320,8 +1320,14 @@ test_options_profile_hz(void)
     PARSE_OK(&o, "--long-poll-events", "--profile-hz", "99",
              "--stack-trace-size", "0", NULL);
     CHECK(!kd_options_needs(&o).profile);
-    CHECK_USAGE_ERROR("argument --profile-hz: requires --long-poll-events",
-                      "--profile-hz", "99", NULL);
+    /* In time and trigger modes too; --off-cpu needs the accounts. */
+    PARSE_OK(&o, "--profile-hz", "99", NULL);
+    needs = kd_options_needs(&o);
+    CHECK(needs.profile && !needs.gaps);
+    CHECK_INT(needs.profile_hz, 99);
+    PARSE_OK(&o, "--off-cpu", NULL);
+    needs = kd_options_needs(&o);
+    CHECK(needs.blocked && needs.acct && !needs.profile);
     CHECK_USAGE_ERROR("argument --profile-hz: must be at most 10000",
                       "--long-poll-events", "--profile-hz", "10001", NULL);
 
@@ -1336,8 +1342,6 @@ test_options_profile_hz(void)
              NULL);
     CHECK(o.off_cpu);
     CHECK_STR(o.folded, "/tmp/f");
-    CHECK_USAGE_ERROR("argument --off-cpu: requires --long-poll-events",
-                      "--off-cpu", NULL);
     CHECK_USAGE_ERROR("argument --folded: requires --long-poll-events",
                       "--folded", "/tmp/f", NULL);
 }

@@ -362,9 +362,37 @@ test_render_json_gap_stacks(void)
     kd_gap_destroy(&gap);
 }
 
+/* --profile-hz and --off-cpu in a sample: each thread's stacks in its
+ * object, what found no room in the sample's. */
+static void
+test_render_json_thread_stacks(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot snap;
+    struct kd_thread threads[2];
+    struct kd_gap gaps[2];
+
+    make_stacks_snapshot(&snap, threads, gaps);
+    kd_render_json_sample(&ds, NULL, &snap, NULL);
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "\"ran_instead\":null,\"profile\":{"
+                   "\"hz\":99,\"samples\":100,");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "]}],\"off_cpu\":{\"sleeps\":5,");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "\"name\":\"idle\",");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), "\"profile\":{\"hz\":99,\"samples\":0,"
+                   "\"other_samples\":0,\"other_ns\":0,\"lost_samples\":0,"
+                   "\"lost_ns\":0},\"on_cpu_stacks\":[],\"off_cpu\":{"
+                   "\"sleeps\":0,\"other_sleeps\":0,\"other_ns\":0,"
+                   "\"lost_sleeps\":0},\"blocked\":[]}");
+    CHECK_CONTAINS(kd_ds_cstr(&ds), ",\"stacks_lost\":{\"samples\":3,"
+                   "\"sleeps\":1},\"warnings\":");
+    kd_ds_destroy(&ds);
+    kd_gap_destroy(&gaps[0]);
+}
+
 static const struct test tests[] = {
     TEST(test_render_json_target),
     TEST(test_render_json_sample),
+    TEST(test_render_json_thread_stacks),
 #if defined(__x86_64__)
     TEST(test_render_json_threads),
 #endif

@@ -519,10 +519,39 @@ test_render_text_gap_stacks(void)
     kd_ds_destroy(&ds);
 }
 
+/* --profile-hz and --off-cpu in a sample: the stacks of each thread that
+ * has any, after the statistics; what found no room. */
+static void
+test_render_text_thread_stacks(void)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_snapshot snap;
+    struct kd_thread threads[2];
+    struct kd_gap gaps[2];
+    const char *text;
+
+    make_stacks_snapshot(&snap, threads, gaps);
+    kd_render_text_sample(&ds, &snap, NULL);
+    text = strstr(kd_ds_cstr(&ds),
+                  "\n# Stacks of the threads (--profile-hz, --off-cpu):\n"
+                  "\n        42 revalidator12345\n"
+                  "\n" KD_REPORT_INDENT "[ON CPU STACKS] 100 samples at "
+                  "99 Hz\n");
+    CHECK(text != NULL);
+    CHECK_CONTAINS(text ? text : "", "\n" KD_REPORT_INDENT "[BLOCKED] 5 "
+                   "sleeps ended in the sample\n");
+    CHECK_CONTAINS(text ? text : "", "\n# 3 samples and 1 sleeps found no "
+                   "room in the maps (raise --stack-trace-size).\n");
+    CHECK_NOT_CONTAINS(text ? text : "", "        43 idle");
+    kd_ds_destroy(&ds);
+    kd_gap_destroy(&gaps[0]);
+}
+
 static const struct test tests[] = {
     TEST(test_render_text_target),
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
+    TEST(test_render_text_thread_stacks),
     TEST(test_render_text_empty),
     TEST(test_render_text_wall_clock),
     TEST(test_render_text_status),
