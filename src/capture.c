@@ -925,20 +925,22 @@ cleanup:
 }
 
 /* Empties the stack map, once its stacks are reported. */
+/* How a stack map's entries (id, then the addresses) are laid out. */
+static const struct kd_map_layout kd_stack_map_layout = {
+    .key_size = sizeof(uint32_t),
+    .value_size = KD_STACK_DEPTH * sizeof(uint64_t),
+    .value_offset = sizeof(uint32_t),
+    .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
+};
+
 int
 kd_capture_clear_stacks(struct kd_capture *c)
 {
-    struct kd_map_layout l = {
-        .key_size = sizeof(uint32_t),
-        .value_size = KD_STACK_DEPTH * sizeof(uint64_t),
-        .value_offset = sizeof(uint32_t),
-        .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
-    };
-
     if (!c->needs.stacks) {
         return 0;
     }
-    return kd_map_clear(kd_program_map_fd(&c->prog, "stack_traces"), &l,
+    return kd_map_clear(kd_program_map_fd(&c->prog, "stack_traces"),
+                        &kd_stack_map_layout,
                         bpf_table_max_entries(c->prog.module,
                                               "stack_traces"));
 }
@@ -946,12 +948,6 @@ kd_capture_clear_stacks(struct kd_capture *c)
 int
 kd_capture_clear_profile(struct kd_capture *c)
 {
-    struct kd_map_layout stacks = {
-        .key_size = sizeof(uint32_t),
-        .value_size = KD_STACK_DEPTH * sizeof(uint64_t),
-        .value_offset = sizeof(uint32_t),
-        .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
-    };
     size_t max;
     int err;
 
@@ -963,7 +959,7 @@ kd_capture_clear_profile(struct kd_capture *c)
                        &kd_profile_counts_layout, max);
     return err ? err : kd_map_clear(kd_program_map_fd(&c->prog,
                                                       "profile_stacks"),
-                                    &stacks, max);
+                                    &kd_stack_map_layout, max);
 }
 
 /* The name of loaded function 'i', as messages give it: "sched_switch"
