@@ -94,8 +94,9 @@ kd_capture_has(const struct kd_capture *c, const struct kd_sample_map *m)
 static size_t
 kd_tstate_size(const struct kd_needs *needs)
 {
-    return needs->gaps ? sizeof(struct kd_tstate_gap)
-                       : sizeof(struct kd_tstate);
+    /* The sleep going on of --off-cpu is in the larger entry. */
+    return needs->gaps || needs->blocked ? sizeof(struct kd_tstate_gap)
+                                         : sizeof(struct kd_tstate);
 }
 
 /* How the tstate map's entries are laid out (see struct kd_map_layout). */
