@@ -367,6 +367,12 @@ kd_snapshot_resolve(struct kd_snapshot *snap,
 void
 kd_snapshot_destroy(struct kd_snapshot *snap)
 {
+    /* One per thread of the sample: before it is cleared. */
+    for (size_t i = 0; snap->thread_stacks && i < snap->sample.n_threads;
+         i++) {
+        kd_gap_destroy(&snap->thread_stacks[i]);
+    }
+    free(snap->thread_stacks);
     kd_sample_clear(&snap->sample);
     free(snap->rows);
     free(snap->events);
@@ -382,11 +388,6 @@ kd_snapshot_destroy(struct kd_snapshot *snap)
         free(snap->stacks[i].ips);
     }
     free(snap->stacks);
-    for (size_t i = 0; snap->thread_stacks && i < snap->sample.n_threads;
-         i++) {
-        kd_gap_destroy(&snap->thread_stacks[i]);
-    }
-    free(snap->thread_stacks);
     free(snap->counts);
     for (size_t i = 0; i < snap->n_profile_stacks; i++) {
         free(snap->profile_stacks[i].ips);
