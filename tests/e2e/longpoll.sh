@@ -925,9 +925,9 @@ scenario_sample_stacks() {
     # What found no room is counted (a stack whose hash bucket another
     # holds is not kept: libbcc's stack maps do not chain), never hidden.
     check_eq "$tag: what found no room, reported" "true true" \
-             "$(jq -r '"\(.stacks_lost.samples | type == "number")
-                       \(.stacks_lost.sleeps | type == "number")"' \
-                   "$KD_OUT" | head -n 1 | xargs)"
+             "$(jq -r '[(.stacks_lost.samples | type == "number"),
+                        (.stacks_lost.sleeps | type == "number")]
+                       | map(tostring) | join(" ")' "$KD_OUT" | head -n 1)"
 }
 
 # An interval that has not ended: revalidator2 sleeps 3 s between two

@@ -1317,6 +1317,7 @@ test_options_profile_hz(void)
     PARSE_OK(&o, "--profile-hz=10000", "--tid", "7", "--long-poll-events",
              NULL);
     CHECK_INT(o.profile_hz, 10000);
+    kd_options_destroy(&o);
     PARSE_OK(&o, "--long-poll-events", "--profile-hz", "99",
              "--stack-trace-size", "0", NULL);
     CHECK(!kd_options_needs(&o).profile);
@@ -1375,6 +1376,7 @@ test_options_fleet(void)
                       "--wait-target", NULL);
     PARSE_OK(&o, "--long-poll-events", "--tid", "7", NULL);
     CHECK(o.n_tids == 1);
+    kd_options_destroy(&o);
 
     PARSE_OK(&o, "--node-name", "worker-1", NULL);
     CHECK_STR(o.node_name, "worker-1");
