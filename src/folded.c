@@ -122,18 +122,15 @@ kd_folded_gap(struct kd_ds *ds, const struct kd_gap *gap)
     }
     for (size_t i = 0; i < gap->n_stacks; i++) {
         const struct kd_gap_profile_stack *st = &gap->stacks[i];
-        size_t n_kernel = st->n_kernel_frames;
+        struct kd_frames f;
 
         if (!st->n_frames) {
             rest_ns += st->ns;
             continue;
         }
         kd_folded_root(ds, gap, "on-cpu");
-        /* The frames are innermost first: the other way round here. */
-        for (size_t j = st->n_frames; j-- > 0;) {
-            kd_ds_put_char(ds, ';');
-            kd_folded_frame(ds, st->frames[j], j < n_kernel);
-        }
+        f = kd_gap_stack_frames(st);
+        kd_folded_frames(ds, &f);
         kd_ds_put_format(ds, " %" PRIu64 "\n", st->ns);
     }
     if (rest_ns) {

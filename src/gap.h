@@ -116,6 +116,18 @@ struct kd_gap_blocked {
                                      * 'n_sleeps'). */
 };
 
+/* The frames of on-CPU stack 'st', as a view (the stack still owns
+ * them). */
+static inline struct kd_frames
+kd_gap_stack_frames(const struct kd_gap_profile_stack *st)
+{
+    struct kd_frames f = {
+        .v = st->frames, .n = st->n_frames, .n_kernel = st->n_kernel_frames,
+    };
+
+    return f;
+}
+
 /* Its whole time off CPU. */
 static inline uint64_t
 kd_gap_blocked_ns(const struct kd_gap_blocked *b)

@@ -570,6 +570,20 @@ kd_render_json_gap_syscall(struct kd_ds *ds, const struct kd_gap_syscall *s)
                      s->blocked_ns);
 }
 
+/* A "frames" array of 'f'. */
+static void
+kd_render_json_frames(struct kd_ds *ds, const struct kd_frames *f)
+{
+    bool first = true;
+
+    kd_ds_put_cstr(ds, "\"frames\":[");
+    for (size_t j = 0; j < f->n; j++) {
+        kd_json_next(ds, &first);
+        kd_json_string(ds, f->v[j]);
+    }
+    kd_ds_put_char(ds, ']');
+}
+
 /* --profile-hz: the interval's on-CPU stacks, all of them. */
 static void
 kd_render_json_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
@@ -587,32 +601,14 @@ kd_render_json_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
                      gap->lost_ns);
     for (size_t i = 0; i < gap->n_stacks; i++) {
         const struct kd_gap_profile_stack *st = &gap->stacks[i];
-        bool first_frame = true;
+        struct kd_frames f = kd_gap_stack_frames(st);
 
         kd_json_next(ds, &first);
         kd_ds_put_format(ds, "{\"samples\":%" PRIu32 ",\"ns\":%" PRIu64
-                         ",\"merged\":%zu,\"lost\":%s,\"frames\":[",
-                         st->samples, st->ns, st->merged,
-                         st->lost ? "true" : "false");
-        for (size_t j = 0; j < st->n_frames; j++) {
-            kd_json_next(ds, &first_frame);
-            kd_json_string(ds, st->frames[j]);
-        }
-        kd_ds_put_cstr(ds, "]}");
-    }
-    kd_ds_put_char(ds, ']');
-}
-
-/* A "frames" array of 'f'. */
-static void
-kd_render_json_frames(struct kd_ds *ds, const struct kd_frames *f)
-{
-    bool first = true;
-
-    kd_ds_put_cstr(ds, "\"frames\":[");
-    for (size_t j = 0; j < f->n; j++) {
-        kd_json_next(ds, &first);
-        kd_json_string(ds, f->v[j]);
+                         ",\"merged\":%zu,\"lost\":%s,", st->samples,
+                         st->ns, st->merged, st->lost ? "true" : "false");
+        kd_render_json_frames(ds, &f);
+        kd_ds_put_char(ds, '}');
     }
     kd_ds_put_char(ds, ']');
 }

@@ -387,6 +387,18 @@ kd_render_text_stack_row(struct kd_ds *ds, const char *label,
     kd_ds_put_char(ds, '\n');
 }
 
+/* 'f''s frames, indented by 'indent' more spaces. */
+static void
+kd_render_text_frames(struct kd_ds *ds, const struct kd_frames *f,
+                      int indent)
+{
+    for (size_t j = 0; j < f->n; j++) {
+        kd_ds_put_format(ds, KD_REPORT_INDENT "%*s", indent, "");
+        kd_ds_put_safe_cstr(ds, f->v[j]);
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
 static void
 kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
 {
@@ -402,6 +414,7 @@ kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
                      "STACK", "SAMPLES", "SHARE", "EST. ON CPU ns");
     for (size_t i = 0; i < gap->n_stacks; i++) {
         const struct kd_gap_profile_stack *st = &gap->stacks[i];
+        struct kd_frames f;
         char label[64];
 
         if (i >= KD_TEXT_STACKS) {
@@ -413,11 +426,8 @@ kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
                                    st->merged);
         kd_render_text_stack_row(ds, label, st->samples, gap->samples,
                                  st->ns);
-        for (size_t j = 0; j < st->n_frames; j++) {
-            kd_ds_put_cstr(ds, KD_REPORT_INDENT "  ");
-            kd_ds_put_safe_cstr(ds, st->frames[j]);
-            kd_ds_put_char(ds, '\n');
-        }
+        f = kd_gap_stack_frames(st);
+        kd_render_text_frames(ds, &f, 2);
     }
     rest += gap->other_samples;
     rest_ns += gap->other_ns;
@@ -448,18 +458,6 @@ kd_render_text_blocked_row(struct kd_ds *ds, const char *label,
     kd_ds_put_cstr(ds, "  ");
     kd_report_num(ds, ready_ns, 16);
     kd_ds_put_char(ds, '\n');
-}
-
-/* 'f''s frames, indented by 'indent' more spaces. */
-static void
-kd_render_text_frames(struct kd_ds *ds, const struct kd_frames *f,
-                      int indent)
-{
-    for (size_t j = 0; j < f->n; j++) {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%*s", indent, "");
-        kd_ds_put_safe_cstr(ds, f->v[j]);
-        kd_ds_put_char(ds, '\n');
-    }
 }
 
 /* "woken by: ..." of pair 'b'. */
