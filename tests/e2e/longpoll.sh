@@ -940,7 +940,7 @@ scenario_sample_stacks() {
 scenario_long_poll_progress() {
     local tag=long_poll_progress pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS)) sleep=3000
-    local deadline recs n gaps prev k bad truth
+    local deadline recs n gaps prev k bad truth failed=$E2E_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json \
         --off-cpu || return
@@ -1013,4 +1013,12 @@ scenario_long_poll_progress() {
                  | .gap_ns' <<<"$recs" | xargs)
     check_eq "$tag: --off-cpu: the sleep going on, where it sleeps" "" \
              "$bad"
+    # On a failure, what the run said of revalidator2, for the log.
+    if ((E2E_FAILED > failed)); then
+        jq -c --argjson t "$rv" \
+           'select(.tid == $t) | del(.blocked[]?.frames, .stacks)' \
+           "$KD_OUT" | while read -r rec; do
+            note "$tag: record: $rec"
+        done
+    fi
 }
