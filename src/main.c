@@ -30,6 +30,7 @@
 #include "output.h"
 #include "sample.h"
 #include "sampler.h"
+#include "symbols.h"
 #include "target.h"
 #include "trigger.h"
 #include "util.h"
@@ -328,12 +329,19 @@ kd_trace(const struct kd_options *options, const struct kd_output *output,
         status = EX_OSFILE;
     }
     if (!status) {
+        struct kd_needs needs = kd_options_needs(options);
         struct kd_sampler sampler = {
             .options = options,
             .output = output,
             .filter = &filter,
             .waiter = &waiter,
         };
+
+        /* Before anything is attached: the kernel's symbols, read once
+         * for the run, so that no report waits for them. */
+        if (needs.stacks || needs.profile || needs.blocked) {
+            kd_symbols_load_kernel();
+        }
 
         if (!tgid) {
             output->target(output, KD_TARGET_WAITING, 0);
@@ -391,6 +399,7 @@ kd_run_target(struct kd_options *options, struct kd_output *output)
         kd_hook_close(&hooks[i]);
         kd_trigger_destroy(&triggers[i]);
     }
+    kd_symbols_unload_kernel();
     return status;
 }
 

@@ -14,6 +14,10 @@
 
 #include "util.h"
 
+/* The kernel's symbol cache, for the whole run: the kernel's symbols
+ * hardly change, and reading them costs far more than a sample. */
+static void *kd_kernel_symcache;
+
 void
 kd_symbols_init(struct kd_symbols *s, int pid)
 {
@@ -24,13 +28,34 @@ kd_symbols_init(struct kd_symbols *s, int pid)
 void
 kd_symbols_destroy(struct kd_symbols *s)
 {
-    if (s->kernel) {
-        bcc_free_symcache(s->kernel, -1);
-    }
     if (s->user) {
         bcc_free_symcache(s->user, s->pid);
     }
     memset(s, 0, sizeof *s);
+}
+
+void
+kd_symbols_load_kernel(void)
+{
+    struct bcc_symbol sym;
+
+    if (!kd_kernel_symcache) {
+        kd_kernel_symcache = bcc_symcache_new(-1, NULL);
+        if (kd_kernel_symcache) {
+            /* libbcc reads the symbols at the first lookup. */
+            memset(&sym, 0, sizeof sym);
+            bcc_symcache_resolve_no_demangle(kd_kernel_symcache, 0, &sym);
+        }
+    }
+}
+
+void
+kd_symbols_unload_kernel(void)
+{
+    if (kd_kernel_symcache) {
+        bcc_free_symcache(kd_kernel_symcache, -1);
+        kd_kernel_symcache = NULL;
+    }
 }
 
 bool
@@ -72,12 +97,14 @@ kd_symbols_format(struct kd_symbols *s, bool kernel, uint64_t addr,
                   char *buf, size_t size)
 {
     struct bcc_symbol sym;
-    void **cache = kernel ? &s->kernel : &s->user;
+    void **cache = kernel ? &kd_kernel_symcache : &s->user;
     const char *name;
     int error;
 
-    if (!*cache) {
-        *cache = bcc_symcache_new(kernel ? -1 : s->pid, NULL);
+    if (kernel) {
+        kd_symbols_load_kernel();
+    } else if (!*cache) {
+        *cache = bcc_symcache_new(s->pid, NULL);
     }
     if (!*cache) {
         return kd_format_frame(NULL, 0, NULL, addr, buf, size);

@@ -10,16 +10,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Stack frames resolved through libbcc's symbol caches: one for the
- * kernel and one for the target, each made once, on first use. */
+/* Stack frames resolved through libbcc's symbol caches: the target's,
+ * made on first use, for one sample or one watch (its mappings change);
+ * the kernel's, one for the whole run (kd_symbols_load_kernel()). */
 struct kd_symbols {
     int pid;
-    void *kernel;
     void *user;
 };
 
 void kd_symbols_init(struct kd_symbols *, int pid);
 void kd_symbols_destroy(struct kd_symbols *);
+
+/* Reads the kernel's symbols now, once for the run, rather than at the
+ * first kernel frame to name: libbcc reads all of /proc/kallsyms then,
+ * about a second on a small host and several under emulation, which would
+ * hold up the first report that long.  Later calls do nothing. */
+void kd_symbols_load_kernel(void);
+
+/* Frees the kernel's symbols, at the end of the run. */
+void kd_symbols_unload_kernel(void);
 
 /* Formats frame 'addr' (of the kernel if 'kernel', else of the target) as
  * the reference does: "symbol+0xOFF [module]", "[unknown] [module]" when

@@ -775,6 +775,12 @@ scenario_long_poll_profile() {
              "$want +-$tol" "$got ($su user, $sk kernel, $rest elsewhere)"
         lr '.on_cpu_stacks[:4][] | "\(.samples): \(.frames | join(" < "))"' \
             | sed 's/^/#   /'
+        # And those elsewhere: under no frame of the workload.
+        note "$tag: the stacks elsewhere:"
+        lr '[.on_cpu_stacks[] | select(any(.frames[];
+                                           endswith(" [workload]")) | not)]
+            | .[:8][] | "\(.samples): \(.frames | join(" < "))"' \
+            | sed 's/^/#   /'
     fi
     # The read()s' kernel stacks: from read() down to /dev/zero's.
     check_eq "$tag: a stack of the read()s names the kernel's read path" \
@@ -930,16 +936,18 @@ scenario_sample_stacks() {
                        | map(tostring) | join(" ")' "$KD_OUT" | head -n 1)"
 }
 
-# An interval that has not ended: revalidator2 sleeps 3 s between two
-# poll() calls, with a 200 ms threshold.  Each scan that finds it longer
-# than the threshold, then than each doubling of it, reports it in
-# progress (long_poll_progress records); SIGINT comes after the second
-# such report, while it still sleeps, and the run ends with one more.
-# None ended while watched, so none is a long_poll record.  With
-# --off-cpu, each shows where it sleeps.
+# An interval that has not ended: revalidator2 sleeps 3 s (times the
+# suite's time scale: under emulation, the tool takes longer to print a
+# report with stacks) between two poll() calls, with a 200 ms threshold.
+# Each scan that finds it longer than the threshold, then than each
+# doubling of it, reports it in progress (long_poll_progress records);
+# SIGINT comes after the second such report, while it still sleeps, and
+# the run ends with one more.  None ended while watched, so none is a
+# long_poll record.  With --off-cpu, each shows where it sleeps.
 scenario_long_poll_progress() {
     local tag=long_poll_progress pid=${WL_PID[main]}
-    local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS)) sleep=3000
+    local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS))
+    local sleep=$((3000 * WAIT_SCALE))
     local deadline recs n gaps prev k bad truth failed=$E2E_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json \
@@ -954,7 +962,8 @@ scenario_long_poll_progress() {
         nap 0.02
     done
     lp_end $tag
-    wl_reply main 60 || fail "$tag: job" "done" "$WL_REPLY_LINE"
+    wl_reply main $((sleep / 1000 + 60)) \
+        || fail "$tag: job" "done" "$WL_REPLY_LINE"
     truth=$(reply_field gap_ns)
     lp_check_records $tag
 
