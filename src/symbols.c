@@ -11,12 +11,21 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
 /* The kernel's symbol cache, for the whole run: the kernel's symbols
- * hardly change, and reading them costs far more than a sample. */
+ * change only with its modules, and reading them costs far more than a
+ * sample.  What the modules were when it was read (a hash of their names
+ * and load addresses, as /proc/modules lists them), and when that was
+ * last looked at. */
 static void *kd_kernel_symcache;
+static uint64_t kd_kernel_modules;
+static uint64_t kd_kernel_modules_ns;
+
+/* How often the modules are looked at: at most once a second. */
+#define KD_MODULES_CHECK_NS 1000000000ull
 
 void
 kd_symbols_init(struct kd_symbols *s, int pid)
@@ -34,12 +43,67 @@ kd_symbols_destroy(struct kd_symbols *s)
     memset(s, 0, sizeof *s);
 }
 
+/* 'hash' (FNV-1a) continued over string 's' and a space. */
+static uint64_t
+kd_hash_word(uint64_t hash, const char *s)
+{
+    for (; *s; s++) {
+        hash = (hash ^ (unsigned char) *s) * 1099511628211ull;
+    }
+    return (hash ^ ' ') * 1099511628211ull;
+}
+
+/* A hash of the kernel's modules (names and load addresses), 0 without
+ * /proc/modules (a kernel without modules). */
+static uint64_t
+kd_modules_hash(void)
+{
+    FILE *f = fopen("/proc/modules", "re");
+    uint64_t hash = 14695981039346656037ull;    /* FNV-1a basis. */
+    char line[512];
+
+    if (!f) {
+        return 0;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char name[128], addr[32];
+
+        if (sscanf(line, "%127s %*s %*s %*s %*s %31s", name, addr) != 2) {
+            continue;
+        }
+        hash = kd_hash_word(kd_hash_word(hash, name), addr);
+    }
+    fclose(f);
+    return hash;
+}
+
+static uint64_t
+kd_symbols_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 void
 kd_symbols_load_kernel(void)
 {
+    uint64_t now = kd_symbols_now_ns();
     struct bcc_symbol sym;
 
+    /* A module loaded or unloaded since they were read: read them
+     * again. */
+    if (kd_kernel_symcache
+        && now - kd_kernel_modules_ns >= KD_MODULES_CHECK_NS) {
+        kd_kernel_modules_ns = now;
+        if (kd_modules_hash() != kd_kernel_modules) {
+            kd_symbols_unload_kernel();
+        }
+    }
     if (!kd_kernel_symcache) {
+        kd_kernel_modules = kd_modules_hash();
+        kd_kernel_modules_ns = now;
         kd_kernel_symcache = bcc_symcache_new(-1, NULL);
         if (kd_kernel_symcache) {
             /* libbcc reads the symbols at the first lookup. */

@@ -23,8 +23,9 @@ void kd_symbols_destroy(struct kd_symbols *);
 
 /* Reads the kernel's symbols now, once for the run, rather than at the
  * first kernel frame to name: libbcc reads all of /proc/kallsyms then,
- * about a second on a small host and several under emulation, which would
- * hold up the first report that long.  Later calls do nothing. */
+ * up to a second on a small host and several under emulation, which would
+ * hold up the first report that long.  Later calls read them again only
+ * if the kernel's modules changed (looked at once a second at most). */
 void kd_symbols_load_kernel(void);
 
 /* Frees the kernel's symbols, at the end of the run. */
