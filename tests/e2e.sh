@@ -121,7 +121,7 @@ trap 'E2E_INTERRUPTED=INT' INT
 trap 'E2E_INTERRUPTED=TERM' TERM
 
 main() {
-    local name errors
+    local name errors times=()
 
     preflight "$@"
     declare -gA NR=()
@@ -135,6 +135,7 @@ main() {
 
     scenario_smoke
     for name in $E2E_SCENARIOS; do
+        local t0=$EPOCHREALTIME
         case $name in
         autodetect)
             wl_stop main
@@ -147,8 +148,12 @@ main() {
             "scenario_$name"
             ;;
         esac
+        times+=("$name $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
+                             'BEGIN { printf "%.0f", b - a }') s")
         check_interrupt
     done
+    # Where the time went (the kernel lane's guests have a time limit).
+    note "scenario times: $(IFS=,; sed 's/,/, /g' <<<"${times[*]}")"
 
     if ((${#E2E_ERRORS[@]} > 0)); then
         note "THREAD RUN/READY totals against schedstat:"
