@@ -110,13 +110,15 @@
  *                    time in user space (usersys_user(), no syscall), the
  *                    clock again, read()s of 16 MiB from /dev/zero for
  *                    KERNEL ms (usersys_kernel()), the clock and
- *                    getrusage() again.  Replies "done gap_ns=G user_ns=U
+ *                    getrusage() again; the CPU-time clock is also read
+ *                    first and last.  Replies "done gap_ns=G user_ns=U
  *                    kernel_ns=K ru_user_ns=RU ru_sys_ns=RS preempted=P
- *                    reads=N": the interval timed from user space, the
- *                    CPU-time clock's growth over each of the two parts,
- *                    getrusage()'s user and system time's growth over
- *                    the interval and its involuntary context switches,
- *                    and the read()s.
+ *                    reads=N cpu_ns=C": the interval timed from user
+ *                    space, the CPU-time clock's growth over each of the
+ *                    two parts, getrusage()'s user and system time's
+ *                    growth over the interval and its involuntary context
+ *                    switches, the read()s, and the clock's growth from
+ *                    the first poll()'s return to the second's call.
  *   handoff MS       One poll interval of revalidator2 (under SCHED_FIFO,
  *                    as in usersys) blocked in one read() of a pipe, made
  *                    in kd_workload_handoff_wait() with the syscall
@@ -927,7 +929,7 @@ pread_preemptions(int fd, uint64_t *n)
 /* What "usersys" measured (see the top of the file). */
 static struct {
     uint64_t gap_ns, user_ns, kernel_ns, ru_user_ns, ru_sys_ns, preempted;
-    uint64_t reads;
+    uint64_t reads, cpu_ns;
 } usersys_stats;
 
 /* The calling thread's CPU-time clock, in ns: a clock_gettime() syscall
@@ -1007,7 +1009,7 @@ static int
 job_usersys(long user_ms, long kernel_ms)
 {
     size_t size = 16 << 20;     /* Few syscalls: see the man page. */
-    uint64_t u0, s0, n0, u1, s1, n1, c0, c1, c2, start;
+    uint64_t u0, s0, n0, u1, s1, n1, c0, c1, c2, cs, ce, start;
     bool ok;
     char *buf = malloc(size);
     int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
@@ -1024,6 +1026,7 @@ job_usersys(long user_ms, long kernel_ms)
         goto out;
     }
     wl_poll(0);
+    cs = thread_cpu_ns();
     start = now_ns();
     thread_rusage_ns(&u0, &s0, &n0);
     c0 = thread_cpu_ns();
@@ -1033,6 +1036,7 @@ job_usersys(long user_ms, long kernel_ms)
     c2 = thread_cpu_ns();
     thread_rusage_ns(&u1, &s1, &n1);
     usersys_stats.gap_ns = now_ns() - start;
+    ce = thread_cpu_ns();
     wl_poll(0);
     error = set_policy(0, SCHED_OTHER);
     if (!ok) {
@@ -1043,6 +1047,7 @@ job_usersys(long user_ms, long kernel_ms)
     usersys_stats.ru_user_ns = u1 - u0;
     usersys_stats.ru_sys_ns = s1 - s0;
     usersys_stats.preempted = n1 - n0;
+    usersys_stats.cpu_ns = ce - cs;
 out:
     if (fd >= 0) {
         close(fd);
@@ -1768,11 +1773,11 @@ execute(char *line, char *reply, size_t size)
             snprintf(reply, size, "done gap_ns=%" PRIu64 " user_ns=%" PRIu64
                      " kernel_ns=%" PRIu64 " ru_user_ns=%" PRIu64
                      " ru_sys_ns=%" PRIu64 " preempted=%" PRIu64
-                     " reads=%" PRIu64,
+                     " reads=%" PRIu64 " cpu_ns=%" PRIu64,
                      usersys_stats.gap_ns, usersys_stats.user_ns,
                      usersys_stats.kernel_ns, usersys_stats.ru_user_ns,
                      usersys_stats.ru_sys_ns, usersys_stats.preempted,
-                     usersys_stats.reads);
+                     usersys_stats.reads, usersys_stats.cpu_ns);
         }
     } else if (!strcmp(cmd, "handoff")) {
         if (!parse_long(arg1, 0, MAX_MSEC, &a) || arg2) {
