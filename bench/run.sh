@@ -81,7 +81,7 @@ parse_args() {
             EV_RUNS=2; COST_ROUNDS=80
             ;;
         --only)
-            [ $# -ge 2 ] && [[ $2 =~ ^[1-6](,[1-6])*$ ]] ||
+            [ $# -ge 2 ] && [[ $2 =~ ^[1-8](,[1-8])*$ ]] ||
                 { usage >&2; exit 2; }
             ONLY=,$2,; shift
             ;;
