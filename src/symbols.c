@@ -11,9 +11,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "util.h"
+#include "waiter.h"
 
 /* The kernel's symbol cache, for the whole run: the kernel's symbols
  * change only with its modules, and reading them costs far more than a
@@ -77,19 +77,10 @@ kd_modules_hash(void)
     return hash;
 }
 
-static uint64_t
-kd_symbols_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 void
 kd_symbols_load_kernel(void)
 {
-    uint64_t now = kd_symbols_now_ns();
+    uint64_t now = kd_now_ns();
     struct bcc_symbol sym;
 
     /* A module loaded or unloaded since they were read: read them
