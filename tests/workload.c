@@ -125,8 +125,11 @@
  *                    instruction, until handler1, MS ms after revalidator2
  *                    said it was about to read, writes the pipe in
  *                    kd_workload_handoff_send() likewise.  Replies "done
- *                    gap_ns=G read_ns=R waker_tid=T": the interval and
- *                    the read() timed from user space, and handler1's TID.
+ *                    gap_ns=G read_ns=R read_cpu_ns=C waker_tid=T": the
+ *                    interval and the read() timed from user space, the
+ *                    thread's CPU-time clock's growth around the read()
+ *                    (at least its time on a CPU within it), and
+ *                    handler1's TID.
  *   stuck MS         revalidator2: one poll interval spent in one
  *                    clock_nanosleep() of MS ms, between two
  *                    poll(NULL, 0, 0) calls.  Replies "done gap_ns=G":
@@ -580,7 +583,10 @@ static atomic_bool handoff_reading;
 static struct {
     uint64_t gap_ns;
     uint64_t read_ns;
+    uint64_t read_cpu_ns;
 } handoff_stats;
+
+static uint64_t thread_cpu_ns(void);
 
 /* "handoff": blocks in read() of the pipe (revalidator2).  Global and not
  * inlined, so that it has a symbol in the blocked stack. */
@@ -608,7 +614,7 @@ kd_workload_handoff_send(void)
 static int
 job_handoff_wait(void)
 {
-    uint64_t start, t0, t1;
+    uint64_t start, t0, t1, c0, c1;
     long n;
     int error = set_policy(0, SCHED_FIFO);
 
@@ -619,12 +625,15 @@ job_handoff_wait(void)
     wl_poll(0);
     start = now_ns();
     atomic_store(&handoff_reading, true);
+    c0 = thread_cpu_ns();
     t0 = now_ns();
     n = kd_workload_handoff_wait();
     t1 = now_ns();
+    c1 = thread_cpu_ns();
     wl_poll(0);
     handoff_stats.gap_ns = now_ns() - start;
     handoff_stats.read_ns = t1 - t0;
+    handoff_stats.read_cpu_ns = c1 - c0;
     error = set_policy(0, SCHED_OTHER);
     return n != 1 ? (n < 0 ? (int) -n : EIO) : error;
 }
@@ -1794,8 +1803,10 @@ execute(char *line, char *reply, size_t size)
         dispatch(W_HANDLER1, JOB_HANDOFF_SEND, a, 0);
         if (collect(W_REVALIDATOR2, W_HANDLER1, reply, size)) {
             snprintf(reply, size, "done gap_ns=%" PRIu64 " read_ns=%" PRIu64
-                     " waker_tid=%d", handoff_stats.gap_ns,
-                     handoff_stats.read_ns, (int) workers[W_HANDLER1].tid);
+                     " read_cpu_ns=%" PRIu64 " waker_tid=%d",
+                     handoff_stats.gap_ns, handoff_stats.read_ns,
+                     handoff_stats.read_cpu_ns,
+                     (int) workers[W_HANDLER1].tid);
         }
     } else if (!strcmp(cmd, "traced")) {
         if (!parse_long(arg1, 0, MAX_COUNT, &a)

@@ -12,11 +12,12 @@ failed=0
 run_suite() {
     local name=$1
     shift
-    local log
+    local log t0=$SECONDS
     log=$(mktemp)
     echo "=== $name: $*"
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
+    echo "# $name: $((SECONDS - t0)) s"
     local line
     line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" |
            tail -n 1)

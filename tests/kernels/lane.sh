@@ -608,7 +608,7 @@ section_reference() {
 # ---------------------------------------------------------------------------
 
 main() {
-    local section
+    local section t0 times=()
 
     ((EUID == 0)) || { fail "the lane runs as root"; summary; exit 1; }
     for tool in jq bpftool busybox ovs-vsctl; do
@@ -618,6 +618,7 @@ main() {
     nap_init "$WORKDIR/nap"
     note "kernel $(uname -r), kernel_delay $KD"
     for section in $LANE_SECTIONS; do
+        t0=$EPOCHREALTIME
         case $section in
         reference)
             # Its struct layouts come from the headers it compiles with:
@@ -630,8 +631,12 @@ main() {
             "section_$section"
             ;;
         esac
+        times+=("$section $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
+                                'BEGIN { printf "%.0f", b - a }') s")
     done
     ovs_stop
+    # Where the time went (the guests have a time limit).
+    note "section times: $(IFS=,; sed 's/,/, /g' <<<"${times[*]}")"
     summary
     ((E2E_FAILED == 0))
 }
