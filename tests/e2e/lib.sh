@@ -158,24 +158,42 @@ nap_init() {
     exec {NAP_FD}<>"$1"
 }
 
+# now_ns: the wall clock in ns, from bash's own EPOCHREALTIME (us): no
+# process started, which under emulation takes tens of milliseconds.
 now_ns() {
-    date +%s%N
+    printf '%s000\n' "${EPOCHREALTIME/./}"
+}
+
+# scaled_secs SECONDS: SECONDS (a decimal such as 0.01) stretched by
+# WAIT_SCALE, in SCALED_SECS, in the same notation (no process started).
+scaled_secs() {
+    local int=${1%%.*} frac us
+
+    [[ $1 == *.* ]] && frac=${1#*.} || frac=
+    frac=${frac}000000
+    us=$(((10#${int:-0} * 1000000 + 10#${frac:0:6}) * WAIT_SCALE))
+    printf -v SCALED_SECS '%d.%06d' $((us / 1000000)) $((us % 1000000))
 }
 
 # poll_until PID TIMEOUT_S STEP_S COMMAND...: runs COMMAND every STEP_S
-# seconds until it succeeds; returns 1 once TIMEOUT_S (stretched by
-# WAIT_SCALE) has passed, or once process PID (unless empty) is gone.
-# (Its locals are named so that COMMAND's arguments cannot meet them.)
+# seconds until it succeeds; returns 1 once TIMEOUT_S has passed, or once
+# process PID (unless empty) is gone.  Both are stretched by WAIT_SCALE:
+# under emulation, a poll that starts processes every 10 ms would take
+# the CPU from what it waits for.  (Its locals are named so that
+# COMMAND's arguments cannot meet them.)
 poll_until() {
-    local _pu_pid=$1 _pu_step=$3
-    local _pu_end=$(($(now_ns) + $2 * WAIT_SCALE * 1000 * MS))
+    local _pu_pid=$1 _pu_now=${EPOCHREALTIME/./} _pu_end _pu_step
 
+    _pu_end=$((_pu_now + $2 * WAIT_SCALE * 1000000))
+    scaled_secs "$3"
+    _pu_step=$SCALED_SECS
     shift 3
     until "$@"; do
         if [[ -n $_pu_pid ]] && ! kill -0 "$_pu_pid" 2>/dev/null; then
             return 1
         fi
-        (($(now_ns) > _pu_end)) && return 1
+        _pu_now=${EPOCHREALTIME/./}
+        ((_pu_now > _pu_end)) && return 1
         nap "$_pu_step"
     done
 }
@@ -519,17 +537,56 @@ held_prog_ids() {
         | awk '$1 == "prog_id:" { print $2 }' | sort -u | xargs
 }
 
+# fdinfo_scan PID: reads process PID's fdinfo in bash alone (it is polled
+# while the tool compiles; a process started per poll would slow that
+# down under emulation).  FD_PROGS is the IDs of the BPF programs it
+# holds, FD_MAPS those of its array maps (type 2) of one 8-byte value and
+# a 4-byte key, each space-separated in increasing order.
+fdinfo_scan() {
+    local f key value t k v n id
+    local -A progs=() maps=()
+
+    for f in /proc/"$1"/fdinfo/*; do
+        t= k= v= n=
+        while read -r key value; do
+            case $key in
+            prog_id:) progs[$value]=1 ;;
+            map_type:) t=$value ;;
+            key_size:) k=$value ;;
+            value_size:) v=$value ;;
+            max_entries:) n=$value ;;
+            map_id:)
+                [[ $t == 2 && $k == 4 && $v == 8 && $n == 1 ]] \
+                    && maps[$value]=1
+                ;;
+            esac
+        done 2>/dev/null <"$f"
+    done 2>/dev/null
+    FD_PROGS= FD_MAPS=
+    # Indices of an indexed array come out in increasing order.
+    local -a sorted=()
+    for id in "${!progs[@]}"; do sorted[id]=1; done
+    FD_PROGS=${!sorted[*]}
+    sorted=()
+    for id in "${!maps[@]}"; do sorted[id]=1; done
+    FD_MAPS=${!sorted[*]}
+}
+
 # pid_prog_ids PID: the BPF programs process PID holds, space-separated.
 pid_prog_ids() {
-    cat /proc/"$1"/fdinfo/* 2>/dev/null \
-        | awk '$1 == "prog_id:" { print $2 }' | sort -u | xargs
+    fdinfo_scan "$1"
+    printf '%s\n' "$FD_PROGS"
 }
 
 # kd_prog_count N: true once the tool (KD_PID) holds N programs or more;
 # they are then its KD_PROG_IDS.
 kd_prog_count() {
-    KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
-    (($(wc -w <<<"$KD_PROG_IDS") >= $1))
+    local -a ids
+
+    fdinfo_scan "$KD_PID"
+    KD_PROG_IDS=$FD_PROGS
+    read -r -a ids <<<"$FD_PROGS"
+    ((${#ids[@]} >= $1))
 }
 
 # kd_wait_attached [N]: waits until the tool holds N eBPF programs (default
@@ -561,15 +618,8 @@ kd_capture_state() {
         # (each one takes a good part of a second under emulation, and the
         # tool holds a dozen maps).  Should several match, their names
         # tell.
-        mapfile -t ids < <(awk '
-            FNR == 1 { t = k = v = n = "" }
-            $1 == "map_type:" { t = $2 }
-            $1 == "key_size:" { k = $2 }
-            $1 == "value_size:" { v = $2 }
-            $1 == "max_entries:" { n = $2 }
-            $1 == "map_id:" && t == 2 && k == 4 && v == 8 && n == 1 {
-                print $2
-            }' /proc/"$KD_PID"/fdinfo/* 2>/dev/null | sort -u)
+        fdinfo_scan "$KD_PID"
+        read -r -a ids <<<"$FD_MAPS"
         for id in "${ids[@]}"; do
             if ((${#ids[@]} > 1)) && [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
                 KD_MAP_NAME[$id]=$(bpftool -j map show id "$id" 2>/dev/null \

@@ -832,7 +832,7 @@ scenario_long_poll_profile() {
 # on CPU; the sleeps add up to the interval's time blocked.
 scenario_long_poll_offcpu() {
     local tag=long_poll_offcpu pid=${WL_PID[main]}
-    local rv=${WL_TID[main:revalidator2]} read read_cpu waker tol folded
+    local rv=${WL_TID[main:revalidator2]} read read_cpu waker tol folded rt
     local failed0=$E2E_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
@@ -853,8 +853,26 @@ scenario_long_poll_offcpu() {
         return
     fi
     lp_record "$rv"
-    check_eq "$tag: one sleep, none lost" "1 0" \
-             "$(lr '"\(.off_cpu.sleeps) \(.off_cpu.lost_sleeps)"')"
+    # On PREEMPT_RT, the woken reader may sleep again, briefly, on the
+    # pipe's wait-queue lock (a sleeping lock there) that its waker still
+    # holds (seen on 6.1-rt: 0.26 ms in schedule_rtlock() under
+    # prepare_to_wait_event(), woken by handler1's rt_spin_unlock()).
+    # Such sleeps are counted apart: one sleep in the pipe's own wait,
+    # each other one on an RT lock, woken by handler1, none lost.
+    check_eq "$tag: one sleep in the pipe's wait, the others on an RT lock\
+ held by handler1, none lost" "1 0 0 $(lr '.off_cpu.sleeps')" \
+             "$(lr '[.blocked[] | select(any(.frames[];
+                        startswith("schedule_rtlock+")) | not)
+                     | .count] | add // 0' \
+               ) $(lr '[.blocked[] | select(any(.frames[];
+                          startswith("schedule_rtlock+")))
+                        | select(.waker.name != "handler1")] | length' \
+               ) $(lr '.off_cpu.lost_sleeps'\
+               ) $(lr '[.blocked[].count] | add // 0')"
+    rt=$(lr '[.blocked[] | select(any(.frames[];
+                        startswith("schedule_rtlock+")))] | length')
+    ((rt > 0)) && note "$tag: $rt sleep(s) on an RT lock"
+    # The pipe's sleep first (the longest).
     check_eq "$tag: its stack: the workload's read, through the pipe" \
              "1 true true" \
              "$(lr '.blocked[0] | "\(.count) \(any(.frames[];
@@ -878,19 +896,20 @@ scenario_long_poll_offcpu() {
     # time; 1 ms (scaled) below it for the interrupts that CPU time may
     # hold.
     tol=$((MS * WAIT_SCALE))
-    check_close "$tag: the sleep's time off CPU vs the read()'s less its\
- CPU time" "$((read - read_cpu))" "$(lr '.blocked[0].ns')" "$tol" \
-                "$read_cpu"
+    check_close "$tag: the sleeps' time off CPU vs the read()'s less its\
+ CPU time" "$((read - read_cpu))" "$(lr '[.blocked[].ns] | add // 0')" \
+                "$tol" "$read_cpu"
     check_eq "$tag: asleep and in the run queue add up" \
-             "$(lr '.blocked[0].ns')" \
-             "$(lr '.blocked[0].sleep_ns + .blocked[0].run_queue_ns')"
+             "$(lr '[.blocked[].ns] | add // 0')" \
+             "$(lr '[.blocked[] | .sleep_ns + .run_queue_ns] | add // 0')"
     check_eq "$tag: the sleeps' time asleep is the interval's blocked time" \
              "$(lr '.blocked_in_syscalls_ns + .blocked_outside_syscalls_ns')" \
              "$(lr '([.blocked[].sleep_ns] | add // 0)')"
     # --folded: the waker's frames over the sleeper's.
     folded=$(grep "^revalidator2 $rv;long poll .*;blocked;" \
                   "$WORKDIR/$tag.folded")
-    check_eq "$tag: --folded: the sleep, its waker over it" "1 1" \
+    check_eq "$tag: --folded: the sleeps, their waker over them" \
+             "$(lr '.blocked | length') $(lr '.blocked | length')" \
              "$(grep -c . <<<"$folded")\
  $(grep -c ';kd_workload_handoff_wait;.*;waker:handler1;.*;kd_workload_handoff_send;' \
         <<<"$folded")"
