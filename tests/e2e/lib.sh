@@ -541,9 +541,9 @@ held_prog_ids() {
 # while the tool compiles; a process started per poll would slow that
 # down under emulation).  FD_PROGS is the IDs of the BPF programs it
 # holds, FD_MAPS those of its array maps (type 2) of one 8-byte value and
-# a 4-byte key, each space-separated in increasing order.
+# a 4-byte key, each space-separated, in no particular order.
 fdinfo_scan() {
-    local f key value t k v n id
+    local f key value t k v n
     local -A progs=() maps=()
 
     for f in /proc/"$1"/fdinfo/*; do
@@ -562,14 +562,8 @@ fdinfo_scan() {
             esac
         done 2>/dev/null <"$f"
     done 2>/dev/null
-    FD_PROGS= FD_MAPS=
-    # Indices of an indexed array come out in increasing order.
-    local -a sorted=()
-    for id in "${!progs[@]}"; do sorted[id]=1; done
-    FD_PROGS=${!sorted[*]}
-    sorted=()
-    for id in "${!maps[@]}"; do sorted[id]=1; done
-    FD_MAPS=${!sorted[*]}
+    FD_PROGS=${!progs[*]}
+    FD_MAPS=${!maps[*]}
 }
 
 # pid_prog_ids PID: the BPF programs process PID holds, space-separated.

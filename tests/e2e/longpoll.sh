@@ -832,7 +832,8 @@ scenario_long_poll_profile() {
 # on CPU; the sleeps add up to the interval's time blocked.
 scenario_long_poll_offcpu() {
     local tag=long_poll_offcpu pid=${WL_PID[main]}
-    local rv=${WL_TID[main:revalidator2]} read read_cpu waker tol folded rt
+    local rv=${WL_TID[main:revalidator2]} read read_cpu waker tol folded
+    local pipe_sleeps foreign lost all rt n
     local failed0=$E2E_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
@@ -859,18 +860,16 @@ scenario_long_poll_offcpu() {
     # prepare_to_wait_event(), woken by handler1's rt_spin_unlock()).
     # Such sleeps are counted apart: one sleep in the pipe's own wait,
     # each other one on an RT lock, woken by handler1, none lost.
+    read -r pipe_sleeps foreign lost all rt <<<"$(lr '
+        def rtlock: any(.frames[]; startswith("schedule_rtlock+"));
+        "\([.blocked[] | select(rtlock | not) | .count] | add // 0)
+         \([.blocked[] | select(rtlock) | select(.waker.name != "handler1")]
+           | length)
+         \(.off_cpu.lost_sleeps) \([.blocked[].count] | add // 0)
+         \([.blocked[] | select(rtlock)] | length)"' | xargs)"
     check_eq "$tag: one sleep in the pipe's wait, the others on an RT lock\
  held by handler1, none lost" "1 0 0 $(lr '.off_cpu.sleeps')" \
-             "$(lr '[.blocked[] | select(any(.frames[];
-                        startswith("schedule_rtlock+")) | not)
-                     | .count] | add // 0' \
-               ) $(lr '[.blocked[] | select(any(.frames[];
-                          startswith("schedule_rtlock+")))
-                        | select(.waker.name != "handler1")] | length' \
-               ) $(lr '.off_cpu.lost_sleeps'\
-               ) $(lr '[.blocked[].count] | add // 0')"
-    rt=$(lr '[.blocked[] | select(any(.frames[];
-                        startswith("schedule_rtlock+")))] | length')
+             "$pipe_sleeps $foreign $lost $all"
     ((rt > 0)) && note "$tag: $rt sleep(s) on an RT lock"
     # The pipe's sleep first (the longest).
     check_eq "$tag: its stack: the workload's read, through the pipe" \
@@ -908,8 +907,8 @@ scenario_long_poll_offcpu() {
     # --folded: the waker's frames over the sleeper's.
     folded=$(grep "^revalidator2 $rv;long poll .*;blocked;" \
                   "$WORKDIR/$tag.folded")
-    check_eq "$tag: --folded: the sleeps, their waker over them" \
-             "$(lr '.blocked | length') $(lr '.blocked | length')" \
+    n=$(lr '.blocked | length')
+    check_eq "$tag: --folded: the sleeps, their waker over them" "$n $n" \
              "$(grep -c . <<<"$folded")\
  $(grep -c ';kd_workload_handoff_wait;.*;waker:handler1;.*;kd_workload_handoff_send;' \
         <<<"$folded")"
