@@ -76,8 +76,9 @@
  *                    Then it calls poll() again and reads its schedstat.
  *                    Replies "done gap_ns=G sleep_ns=S stop_ns=T run_ns=R
  *                    wait_ns=W slices=N edges_ns=E short_max_ns=M
- *                    pre_ns=P sleep_wait_ns=Q sleep_preempted=V
- *                    short_outer_max_ns=O": the interval and
+ *                    pre_ns=P sleep_wait_ns=Q sleep_run_ns=U
+ *                    sleep_preempted=V short_outer_max_ns=O": the
+ *                    interval and
  *                    the sleep and the stop (from just before tgkill() to
  *                    just after it returned) timed from user space; around
  *                    the interval, the thread's CPU time (its CPU-time
@@ -93,7 +94,11 @@
  *                    the run-queue wait of its schedstat around the
  *                    sleep (Q: the time in clock_nanosleep() spent waiting
  *                    for a CPU, not asleep, is at most that, unless it was
- *                    preempted there) and its preemptions around the sleep
+ *                    preempted there), its run time there (U: the time
+ *                    on a CPU in clock_nanosleep() before it slept is at
+ *                    most that; under emulation, a virtual CPU can stand
+ *                    still there for milliseconds) and its preemptions
+ *                    around the sleep
  *                    (V, from nonvoluntary_ctxt_switches: schedstat leaves
  *                    out the wait that follows a preemption of a thread
  *                    whose state is no longer running, as on its way to
@@ -324,7 +329,7 @@ static struct interval_stats job_outer_stats;
 /* What "longpoll" measured (see the top of the file); written and read as
  * job_stats is. */
 static struct {
-    uint64_t gap_ns, sleep_ns, sleep_wait_ns, sleep_preempted;
+    uint64_t gap_ns, sleep_ns, sleep_wait_ns, sleep_run_ns, sleep_preempted;
     uint64_t stop_ns, short_max_ns, short_outer_max_ns, pre_ns;
     uint64_t run_ns, wait_ns, slices, edges_ns;
 } longpoll_stats;
@@ -1138,6 +1143,8 @@ job_longpoll(long spin_ms, long sleep_ms, long contend_ms, int cpu,
     wait_ok = pread_schedstat(fd, w1) && wait_ok && w1[1] >= w0[1];
     wait_ok = pread_preemptions(status_fd, &p1) && wait_ok && p1 >= p0;
     longpoll_stats.sleep_wait_ns = wait_ok ? w1[1] - w0[1] : 0;
+    longpoll_stats.sleep_run_ns = wait_ok && w1[0] >= w0[0]
+                                  ? w1[0] - w0[0] : 0;
     longpoll_stats.sleep_preempted = wait_ok ? p1 - p0 : 0;
     /* pmd4 holds the CPU under SCHED_FIFO until the contention's end, so
      * that this thread, arriving there, waits behind it alone. */
@@ -1623,14 +1630,15 @@ cmd_longpoll(const long args[5], char *reply, size_t size)
                  " stop_ns=%" PRIu64 " run_ns=%" PRIu64 " wait_ns=%" PRIu64
                  " slices=%" PRIu64 " edges_ns=%" PRIu64
                  " short_max_ns=%" PRIu64 " pre_ns=%" PRIu64
-                 " sleep_wait_ns=%" PRIu64 " sleep_preempted=%" PRIu64
+                 " sleep_wait_ns=%" PRIu64 " sleep_run_ns=%" PRIu64
+                 " sleep_preempted=%" PRIu64
                  " short_outer_max_ns=%" PRIu64,
                  longpoll_stats.gap_ns, longpoll_stats.sleep_ns,
                  longpoll_stats.stop_ns, longpoll_stats.run_ns,
                  longpoll_stats.wait_ns, longpoll_stats.slices,
                  longpoll_stats.edges_ns, longpoll_stats.short_max_ns,
                  longpoll_stats.pre_ns, longpoll_stats.sleep_wait_ns,
-                 longpoll_stats.sleep_preempted,
+                 longpoll_stats.sleep_run_ns, longpoll_stats.sleep_preempted,
                  longpoll_stats.short_outer_max_ns);
     }
 out:

@@ -203,12 +203,33 @@ gone() {
     ! kill -0 "$1" 2>/dev/null
 }
 
+# stuck_where PID: where each thread of process PID is, for the record:
+# its state, its syscall (number and arguments) and its kernel stack.
+stuck_where() {
+    local task state line
+
+    for task in /proc/"$1"/task/*; do
+        [[ -d $task ]] || continue
+        read -r state <"$task/stat" 2>/dev/null || continue
+        state=${state##*) }
+        note "  thread ${task##*/} (state ${state%% *}):" \
+             "syscall $(cat "$task/syscall" 2>/dev/null)"
+        while read -r line; do
+            note "    $line"
+        done <"$task/stack" 2>/dev/null
+    done
+}
+
 # wait_exit PID TIMEOUT_S: waits for a child to exit; WAIT_RC is its exit
-# status, or "timeout" (the process is then killed).
+# status, or "timeout" (the process is then killed, after where its
+# threads were is noted).
 wait_exit() {
     local pid=$1
 
     if ! poll_until "" "$2" 0.02 gone "$pid"; then
+        note "process $pid still there after $2 s (scaled by" \
+             "$WAIT_SCALE); where its threads are:"
+        stuck_where "$pid"
         kill -INT "$pid" 2>/dev/null
         nap 1
         kill -KILL "$pid" 2>/dev/null
