@@ -15,11 +15,12 @@ cd "$(dirname "$0")/../.." || exit 1
 # Time mode, per kernel: exact syscall counts, run and run-queue totals
 # against schedstat, stopped time, exited threads' names; USDT triggers and
 # the first-sample race; long poll intervals against their ground truth and
-# against a real ovs-vswitchd stopped for 2 s.  Counts and ground truth,
-# not latencies: emulation inflates those.
+# against a real ovs-vswitchd stopped for 2 s; what a thread ran and what it
+# slept on, in an interval and in a sample.  Counts and ground truth, not
+# latencies: emulation inflates those.
 scenarios="syscalls contend stopped exited trigger_usdt trigger_first_sample \
 long_poll long_poll_wait long_poll_ovs long_poll_usersys long_poll_profile \
-long_poll_offcpu long_poll_progress"
+long_poll_offcpu long_poll_progress sample_stacks"
 # Where glibc's poll() is the ppoll syscall (arm64: no poll syscall), the
 # poll of LONG POLL STATISTICS and of the events is ppoll: prove it against
 # the workload's truth (which the host's make check proves for poll), and
