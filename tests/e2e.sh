@@ -148,12 +148,10 @@ main() {
             "scenario_$name"
             ;;
         esac
-        times+=("$name $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
-                             'BEGIN { printf "%.0f", b - a }') s")
+        times+=("$name $(secs_since "$t0") s")
         check_interrupt
     done
-    # Where the time went (the kernel lane's guests have a time limit).
-    note "scenario times: $(IFS=,; sed 's/,/, /g' <<<"${times[*]}")"
+    note_times scenario "${times[@]}"
 
     if ((${#E2E_ERRORS[@]} > 0)); then
         note "THREAD RUN/READY totals against schedstat:"

@@ -175,6 +175,23 @@ scaled_secs() {
     printf -v SCALED_SECS '%d.%06d' $((us / 1000000)) $((us % 1000000))
 }
 
+# secs_since T0: the whole seconds, rounded, since T0 (an EPOCHREALTIME).
+secs_since() {
+    local t0=${1/./} now=${EPOCHREALTIME/./}
+
+    echo $(((now - t0 + 500000) / 1000000))
+}
+
+# note_times WHAT ENTRY...: where the time went, as one note "WHAT times:
+# ENTRY, ENTRY, ..." (the kernel lane's guests have a time limit).
+note_times() {
+    local what=$1 list
+
+    shift
+    printf -v list '%s, ' "$@"
+    note "$what times: ${list%, }"
+}
+
 # poll_until PID TIMEOUT_S STEP_S COMMAND...: runs COMMAND every STEP_S
 # seconds until it succeeds; returns 1 once TIMEOUT_S has passed, or once
 # process PID (unless empty) is gone.  Both are stretched by WAIT_SCALE:

@@ -631,12 +631,10 @@ main() {
             "section_$section"
             ;;
         esac
-        times+=("$section $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
-                                'BEGIN { printf "%.0f", b - a }') s")
+        times+=("$section $(secs_since "$t0") s")
     done
     ovs_stop
-    # Where the time went (the guests have a time limit).
-    note "section times: $(IFS=,; sed 's/,/, /g' <<<"${times[*]}")"
+    note_times section "${times[@]}"
     summary
     ((E2E_FAILED == 0))
 }
