@@ -179,12 +179,12 @@ scenario_long_run() {
     printf '%s\n' "traced-repeat 6000 2" >&"${WL_CTL[main]}"
     until (($(grep -c '^# Triggered' "$KD_OUT") >= 100)); do
         nap 0.05
-        kill -0 "$KD_PID" 2>/dev/null || break
+        running "$KD_PID" || break
     done
     rss1=$(awk '/^VmRSS/ {print $2}' /proc/"$KD_PID"/status 2>/dev/null)
     until (($(grep -c '^# Triggered' "$KD_OUT") >= 550)); do
         nap 0.05
-        kill -0 "$KD_PID" 2>/dev/null || break
+        running "$KD_PID" || break
     done
     rss2=$(awk '/^VmRSS/ {print $2}' /proc/"$KD_PID"/status 2>/dev/null)
     wait_exit "$KD_PID" 180
@@ -254,7 +254,7 @@ kd_wait_handler() {
                    2>/dev/null)
             [[ -n $mask ]] && (((16#$mask & 2) != 0)) && return 0
         fi
-        kill -0 "$KD_PID" 2>/dev/null || return 1
+        running "$KD_PID" || return 1
         nap 0.01
     done
     return 1

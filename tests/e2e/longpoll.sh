@@ -30,7 +30,7 @@ lp_wait_watching() {
     local deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
 
     until grep -q '^# Start watching' "$KD_OUT" 2>/dev/null; do
-        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+        if ! running "$KD_PID" || (($(now_ns) > deadline)); then
             return 1
         fi
         nap 0.02
@@ -619,7 +619,7 @@ scenario_long_poll_wait_target() {
     lp_ovs_hold $TAG_WT "$pid2" 1
     lp_check_hold "$pid2"
     check_eq "$TAG_WT: still running after the restart" 0 \
-             "$(kill -0 "$KD_PID" 2>/dev/null; echo $?)"
+             "$(running "$KD_PID"; echo $?)"
     lp_end $TAG_WT
     ovs_e2e_stop
 
@@ -1017,7 +1017,7 @@ scenario_long_poll_progress() {
     deadline=$(($(now_ns) + 30000 * WAIT_SCALE * MS))
     until (($(grep -c '"type":"long_poll_progress"' "$KD_OUT" \
                  2>/dev/null) >= 2)); do
-        if (($(now_ns) > deadline)) || ! kill -0 "$KD_PID" 2>/dev/null; then
+        if (($(now_ns) > deadline)) || ! running "$KD_PID"; then
             break
         fi
         nap 0.02

@@ -268,12 +268,12 @@ trigger_jobs() {
     for ((i = 0; i < 200; i++)); do
         before=$(kd_json_lines)
         ((before >= count)) && return 0
-        kill -0 "$KD_PID" 2>/dev/null || return 0
+        running "$KD_PID" || return 0
         wl_cmd main "$cmd" || fail "$tag: job" "done" "$WL_REPLY_LINE"
         # Give the job's sample up to 6 s to be printed.
         for ((j = 0; j < 300; j++)); do
             (($(kd_json_lines) > before)) && break
-            kill -0 "$KD_PID" 2>/dev/null || return 0
+            running "$KD_PID" || return 0
             nap 0.02
         done
     done

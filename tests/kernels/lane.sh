@@ -299,7 +299,7 @@ upcall_run() {
     tool_start "$@"
     deadline=$(($(now_ns) + 300000 * MS))
     until grep -q '^# Start sampling' "$KD_OUT"; do
-        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+        if ! running "$KD_PID" || (($(now_ns) > deadline)); then
             wait_exit "$KD_PID" 5
             fail "$tag: starts sampling (exit $WAIT_RC: $(grep -v nocf_check \
                   "$KD_ERR" | head -c 400 | tr '\n' ' '))"
@@ -446,7 +446,7 @@ section_unload() {
     cycler_start 25 1000
     kd_start $tag -p "$CYC_PID" --sample-time 3 --sample-count 100
     until [[ $(grep -c '^# Sample dump' "$KD_OUT") -ge 1 ]]; do
-        kill -0 "$KD_PID" 2>/dev/null || break
+        running "$KD_PID" || break
         nap 0.1
     done
     before=$(grep -c '^# Sample dump' "$KD_OUT")
@@ -461,7 +461,7 @@ section_unload() {
     after=$(grep -c '^# Start sampling' "$KD_OUT")
     deadline=$(($(now_ns) + 300000 * MS))
     until (($(grep -c '^# Sample dump' "$KD_OUT") >= after + 1)); do
-        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+        if ! running "$KD_PID" || (($(now_ns) > deadline)); then
             break
         fi
         nap 0.1
@@ -510,7 +510,7 @@ time_side() {
         --sample-time 8 --skip-upcall-stats
     deadline=$(($(now_ns) + 600000 * MS))
     until grep -q '^# Start sampling' "$KD_OUT"; do
-        if ! kill -0 "$KD_PID" 2>/dev/null || (($(now_ns) > deadline)); then
+        if ! running "$KD_PID" || (($(now_ns) > deadline)); then
             wait_exit "$KD_PID" 5
             fail "time_$who: starts sampling"
             show_output
