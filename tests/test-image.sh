@@ -69,6 +69,13 @@ ovs_start() {
     done
     ovs-vsctl --db="unix:$WORK/db.sock" --timeout=30 --no-wait init
     ovs_vswitchd
+    # A bridge (netdev datapath, as in the e2e suite): without one, the
+    # main thread can wait in poll() for good, and a poll() that SIGSTOP
+    # interrupts continues as restart_syscall() after SIGCONT, so the
+    # interval that holds the stop would end only at its next poll().
+    modprobe tun 2>/dev/null
+    ovs-vsctl --db="unix:$WORK/db.sock" --timeout=30 \
+        add-br kdimg0 -- set bridge kdimg0 datapath_type=netdev
 }
 
 # until_record OUT JQ_FILTER SECONDS: waits for a record.
