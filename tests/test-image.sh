@@ -78,11 +78,13 @@ ovs_start() {
         add-br kdimg0 -- set bridge kdimg0 datapath_type=netdev
 }
 
-# until_record OUT JQ_FILTER SECONDS: waits for a record.
+# until_record OUT JQ_FILTER SECONDS: waits for a record that JQ_FILTER
+# (a select()) keeps.  Not "jq -e JQ_FILTER": jq 1.6 exits 0 for an empty
+# file, and the test went on before the image had written anything.
 until_record() {
     local end=$(($(now_ns) + $3 * 1000 * MS))
 
-    until jq -e "$2" "$1" >/dev/null 2>&1; do
+    until jq -n -e "any(inputs | $2; true)" "$1" >/dev/null 2>&1; do
         (($(now_ns) > end)) && return 1
         sleep 0.1
     done

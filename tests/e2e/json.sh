@@ -144,7 +144,7 @@ scenario_json_names() {
     # not UTF-8 (the workload splits commands at white space).
     wl_cmd main $'spawn-exit q"\\\x01\xc3\xa9\xff' || fail "$tag: job"
     wait_exit "$KD_PID" 30
-    jq -e . "$KD_OUT" >/dev/null 2>&1 \
+    [[ -s $KD_OUT ]] && jq -e . "$KD_OUT" >/dev/null 2>&1 \
         && pass "$tag: parses as JSON" \
         || fail "$tag: parses" "" "$(head -c 300 "$KD_OUT")"
     name=$(jq -r '.threads[] | select(.name | startswith("q")) | .name' \

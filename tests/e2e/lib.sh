@@ -215,6 +215,17 @@ poll_until() {
     done
 }
 
+# has_record FILE COND [JQ_ARG...]: FILE holds a JSON record for which the
+# jq condition COND holds (JQ_ARGs: --arg, --argjson).  Not "jq -e
+# 'select(COND)'": jq 1.6 exits 0 for an empty file, so a wait for a
+# record that way ended before the tool had written anything.
+has_record() {
+    local file=$1 cond=$2
+
+    shift 2
+    jq -n -e "$@" "any(inputs; $cond)" "$file" >/dev/null 2>&1
+}
+
 # running PID: process PID exists and is not a zombie.  A child that has
 # exited stays a zombie until bash reaps it, which it may put off while it
 # runs only builtins, as the polls here do: a 6.12 guest saw the tool a

@@ -504,9 +504,8 @@ lp_ovs_hold() {
     # The main thread's interval ends at its next poll(): within its
     # longest poll() timeout.
     deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
-    until jq -e --argjson t "$pid" \
-             'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
-             >/dev/null 2>&1; do
+    until has_record "$KD_OUT" '.type == "long_poll" and .tid == $t' \
+                     --argjson t "$pid"; do
         (($(now_ns) > deadline)) && break
         nap 0.05
     done
@@ -555,9 +554,8 @@ scenario_long_poll_ovs() {
 # ("null": none).  lp_wait_target EVENT PID: waits until it does, 60 s
 # at most.
 lp_target_is() {
-    jq -e --arg e "$1" --argjson p "$2" \
-       'select(.type == "target" and .event == $e and .pid == $p)' \
-       "$KD_OUT" >/dev/null 2>&1
+    has_record "$KD_OUT" '.type == "target" and .event == $e and .pid == $p' \
+               --arg e "$1" --argjson p "$2"
 }
 lp_wait_target() {
     poll_until "$KD_PID" 60 0.05 lp_target_is "$1" "$2" \

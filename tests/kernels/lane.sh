@@ -403,9 +403,8 @@ ovs_long_poll() {
     t_conted=$(now_ns)
     traffic 2
     deadline=$(($(now_ns) + 60000 * MS))
-    until jq -e --argjson t "$pid" \
-             'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
-             >/dev/null 2>&1; do
+    until has_record "$KD_OUT" '.type == "long_poll" and .tid == $t' \
+                     --argjson t "$pid"; do
         (($(now_ns) > deadline)) && break
         nap 0.1
     done
