@@ -231,12 +231,8 @@ has_record() {
 # runs only builtins, as the polls here do: a 6.12 guest saw the tool a
 # zombie for the whole 175 s of a wait for its exit, four times in a row.
 running() {
-    local stat
-
-    kill -0 "$1" 2>/dev/null || return 1
-    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
-    stat=${stat##*) }
-    [[ ${stat%% *} != Z ]]
+    kill -0 "$1" 2>/dev/null && task_state "/proc/$1/stat" &&
+        [[ $TASK_STATE != Z ]]
 }
 
 # gone PID: process PID has exited (a zombie included).
@@ -247,13 +243,11 @@ gone() {
 # stuck_where PID: where each thread of process PID is, for the record:
 # its state, its syscall (number and arguments) and its kernel stack.
 stuck_where() {
-    local task state line
+    local task line
 
     for task in /proc/"$1"/task/*; do
-        [[ -d $task ]] || continue
-        read -r state 2>/dev/null <"$task/stat" || continue
-        state=${state##*) }
-        note "  thread ${task##*/} (state ${state%% *}):" \
+        task_state "$task/stat" || continue
+        note "  thread ${task##*/} (state $TASK_STATE):" \
              "syscall $(cat "$task/syscall" 2>/dev/null)"
         while read -r line; do
             note "    $line"
@@ -445,11 +439,19 @@ steal_ticks() {
 
 # thread_state PID TID: the thread's state letter (R, S, D, T, ...).
 thread_state() {
+    task_state "/proc/$1/task/$2/stat" && printf '%s' "$TASK_STATE"
+}
+
+# task_state STAT: the state letter of a process or thread from its /proc
+# stat file STAT, into TASK_STATE (empty, and status 1, if unreadable);
+# no process started.
+task_state() {
     local stat
 
-    read -r stat <"/proc/$1/task/$2/stat" 2>/dev/null || return
+    TASK_STATE=
+    read -r stat 2>/dev/null <"$1" || return 1
     stat=${stat##*) }
-    printf '%s' "${stat:0:1}"
+    TASK_STATE=${stat:0:1}
 }
 
 # Moves of a sleeping thread, which schedstat counts as run-queue wait.
