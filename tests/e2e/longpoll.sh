@@ -503,12 +503,8 @@ lp_ovs_hold() {
     LP_T_CONTED=$(now_ns)
     # The main thread's interval ends at its next poll(): within its
     # longest poll() timeout.
-    deadline=$(($(now_ns) + 10000 * WAIT_SCALE * MS))
-    until has_record "$KD_OUT" '.type == "long_poll" and .tid == $t' \
-                     --argjson t "$pid"; do
-        (($(now_ns) > deadline)) && break
-        nap 0.05
-    done
+    poll_until "" 10 0.05 has_record "$KD_OUT" \
+               '.type == "long_poll" and .tid == $t' --argjson t "$pid"
 }
 
 # Real OVS: ovs-vswitchd stopped for 2 s (SIGSTOP, SIGCONT).  Its main
