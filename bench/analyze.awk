@@ -618,7 +618,8 @@ function table_7(    n, o, w, r) {
     r = medv(7, "pipe", "reference", "ns_rt")
     print ""
     print "7. Context switches of other tasks: a pipe round trip between two" \
-        " processes on one CPU (two switches; medians of " M["ev_runs"] \
+        " processes on one CPU (two switches; medians of " \
+        (M["pipe_runs"] != "" ? M["pipe_runs"] : M["ev_runs"]) \
         " runs x " M["pipe_repeats"] ", ns)"
     row("  untraced", fmt(0, 1, n), "(same)")
     row("  added per round trip", isnum(o) && isnum(n) ? fmt(0, 1, o - n) : "",

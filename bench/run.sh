@@ -60,6 +60,7 @@ COST_PAGES=500      # 4.: page faults per measurement
 COST_BATCHES=3      # 4.: batches of rounds at most
 PIPE_ROUNDS=20000   # 7.: round trips per measurement
 PIPE_REPEATS=5      # 7.: measurements per run
+PIPE_RUNS=9         # 7.: runs of each tool, interleaved (a run is quick)
 PROFILE_HZ=99       # 6., 7., 8.: the --profile-hz of the "why" variants
 WATCH_SECS=5        # 8.: seconds of each measured watch
 WATCH_THREADS=16    # 8.: the target's threads
@@ -78,7 +79,7 @@ parse_args() {
         case $1 in
         -q|--quick)
             RUNS=3; REF_RUNS_100=1; REF_TIMEOUT_5000=0
-            EV_RUNS=2; COST_ROUNDS=80
+            EV_RUNS=2; COST_ROUNDS=80; PIPE_RUNS=3
             ;;
         --only)
             [ $# -ge 2 ] && [[ $2 =~ ^[1-8](,[1-8])*$ ]] ||
@@ -402,6 +403,7 @@ prepare() {
     meta ref_runs_100 "$REF_RUNS_100"
     meta rep_max_threads "$REP_MAX_THREADS"
     meta ev_runs "$EV_RUNS"
+    meta pipe_runs "$PIPE_RUNS"
     meta burst "$BURST"
     meta profile_hz "$PROFILE_HZ"
     meta pipe_repeats "$PIPE_REPEATS"
@@ -981,8 +983,8 @@ pipe_run() {
 fig_pipe() {
     local i tool
     quiet "pipe"
-    for i in $(seq "$EV_RUNS"); do
-        log "7. context switches of other tasks: run $i/$EV_RUNS"
+    for i in $(seq "$PIPE_RUNS"); do
+        log "7. context switches of other tasks: run $i/$PIPE_RUNS"
         pipe_measure none "$i"
         pipe_run "pipe-ours-$i" ours "$i" "${OURS[@]}" --long-poll-events
         pipe_run "pipe-ours-why-$i" ours-why "$i" "${OURS[@]}" \
