@@ -134,8 +134,11 @@ int
 kd_map_read(int fd, const struct kd_map_layout *l, size_t max_entries,
             bool delete, void **entries, size_t *n)
 {
-    char *keys = kd_xcalloc(max_entries, l->key_size);
-    char *values = kd_xcalloc(max_entries, l->value_size);
+    /* Room for every entry, not zeroed: only the 'n' read are used.  A
+     * watch reads its maps every 100 ms, and zeroing room for the largest
+     * map at each read was most of its CPU time. */
+    char *keys = kd_xreallocarray(NULL, max_entries, l->key_size);
+    char *values = kd_xreallocarray(NULL, max_entries, l->value_size);
     int error;
 
     *entries = NULL;

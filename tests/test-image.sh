@@ -189,6 +189,78 @@ watch() {
     note "$TAG: stderr: $(head -c 300 "$err" | tr '\n' ' ')"
 }
 
+# The mounts and security options of deploy/kubernetes/, for the runs
+# with some capabilities only.
+CONFINED=(--security-opt seccomp=unconfined --security-opt apparmor=unconfined
+          -v /sys/kernel/tracing:/sys/kernel/tracing
+          -v /sys/kernel/debug:/sys/kernel/debug
+          -v /sys/kernel/btf:/sys/kernel/btf:ro)
+
+# The bcc kprobes and uprobes of tracefs, and the eBPF programs, of the
+# host: what a run that fails must not leave behind.
+kernel_leftovers() {
+    local t=/sys/kernel/tracing
+
+    cat "$t/kprobe_events" "$t/uprobe_events" 2>/dev/null |
+        grep -c '_bcc_'
+}
+
+# least CAPS: the image with capabilities CAPS only watches the private
+# OVS: attached, a real long poll interval, exit status 0 on SIGINT.
+least() {
+    local out=$WORK/least.out err=$WORK/least.err
+    TAG="only $1"
+    # shellcheck disable=SC2086  # PODMAN and PODMAN_LIMITS are words.
+    $PODMAN run --rm --name kd-check-image --network=none --pid=host \
+        $PODMAN_LIMITS -e KD_NODE_NAME=check-node --cap-drop=ALL \
+        --cap-add="$1" "${CONFINED[@]}" "$IMAGE" \
+        --long-poll-events $((500 * MS)) --json --wait-target \
+        >"$out" 2>"$err" &
+    RUN_PID=$!
+    if until_record "$out" "select(.type == \"target\"
+                                   and .event == \"attached\"
+                                   and .pid == $OVS_PID)" 120; then
+        pass "$TAG: attached to ovs-vswitchd $OVS_PID"
+        hold "$out" "$OVS_PID"
+    else
+        fail "$TAG: attached to ovs-vswitchd $OVS_PID:" \
+             "$(head -c 400 "$err" | tr '\n' ' ')"
+    fi
+    kill -INT "$RUN_PID"
+    wait "$RUN_PID"
+    check_eq "$TAG: exit status after SIGINT" 0 "$?"
+    RUN_PID=
+}
+
+# refused CAPS WHY: without one capability of the least set, the image
+# exits by itself with a clear error (WHY, an extended regular
+# expression, on its standard error) and leaves no probe in the kernel.
+refused() {
+    local out=$WORK/refused.out err=$WORK/refused.err rc left0 left1
+    TAG="only $1"
+    left0=$(kernel_leftovers)
+    # shellcheck disable=SC2086  # PODMAN and PODMAN_LIMITS are words.
+    timeout 180 $PODMAN run --rm --name kd-check-image --network=none \
+        --pid=host $PODMAN_LIMITS -e KD_NODE_NAME=check-node \
+        --cap-drop=ALL --cap-add="$1" "${CONFINED[@]}" "$IMAGE" \
+        --long-poll-events $((500 * MS)) --json --wait-target \
+        >"$out" 2>"$err"
+    rc=$?
+    $PODMAN rm -f kd-check-image >/dev/null 2>&1
+    if ((rc != 0 && rc != 124)) && grep -Eq "$2" "$err"; then
+        pass "$TAG: refused, exit status $rc:" \
+             "$(grep -Em1 "$2" "$err" | head -c 200)"
+    else
+        fail "$TAG: expected an error matching '$2' and a non-zero exit" \
+             "status, got $rc: $(head -c 400 "$err" | tr '\n' ' ')"
+    fi
+    check_eq "$TAG: no record of an attach" "" \
+             "$(jq -r 'select(.event == "attached") | .pid' "$out" |
+                xargs)"
+    left1=$(kernel_leftovers)
+    check_eq "$TAG: bcc probes left in tracefs" "$left0" "$left1"
+}
+
 validate() {
     local mods=$K8S_CACHE/node_modules bad=$WORK/bad.yaml
 
@@ -231,11 +303,13 @@ main() {
     # tracefs and BTF as the DaemonSet mounts them.
     watch capabilities --cap-drop=ALL \
         --cap-add=BPF,PERFMON,SYS_ADMIN,SYS_RESOURCE \
-        --cap-add=SYS_PTRACE,DAC_READ_SEARCH \
-        --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
-        -v /sys/kernel/tracing:/sys/kernel/tracing \
-        -v /sys/kernel/debug:/sys/kernel/debug \
-        -v /sys/kernel/btf:/sys/kernel/btf:ro
+        --cap-add=SYS_PTRACE,DAC_READ_SEARCH "${CONFINED[@]}"
+    # What each capability is for: on a kernel since 5.8 with BTF and an
+    # ovs-vswitchd of root, BPF and PERFMON are enough; without either,
+    # the image must refuse with an error that says what was refused.
+    least BPF,PERFMON
+    refused PERFMON 'eBPF|BPF|bpf|[Pp]ermission|[Oo]peration not permitted'
+    refused BPF 'eBPF|BPF|bpf|[Pp]ermission|[Oo]peration not permitted'
 }
 
 main

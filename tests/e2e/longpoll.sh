@@ -733,7 +733,7 @@ scenario_long_poll_usersys() {
 scenario_long_poll_profile() {
     local tag=long_poll_profile pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} hz=997 u k n su sk rest
-    local got want tol
+    local got want tol failed
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
         --profile-hz $hz --folded "$WORKDIR/$tag.folded" || return
@@ -809,10 +809,16 @@ scenario_long_poll_profile() {
             | sed 's/^/#   /'
     fi
     # The read()s' kernel stacks: from read() down to /dev/zero's.
+    failed=$E2E_FAILED
     check_eq "$tag: a stack of the read()s names the kernel's read path" \
              true "$(lr '[.on_cpu_stacks[].frames
                           | any(.[]; test("^(ksys_read|vfs_read)\\+"))]
                          | any')"
+    if ((E2E_FAILED > failed)); then
+        note "$tag: the stacks:"
+        lr '.on_cpu_stacks[:8][] | "\(.samples): \(.frames | join(" < "))"' \
+            | cut -c 1-600 | sed 's/^/#   /'
+    fi
     # --folded: the same stacks, rooted at the thread and its interval,
     # adding up to its time on CPU.
     check_eq "$tag: --folded: a line a stack, under revalidator2 $rv" \
