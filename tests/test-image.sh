@@ -6,7 +6,9 @@
 # poll interval (ovs-vswitchd stopped for a known time), a "target" record
 # when ovs-vswitchd restarts, and the same interval from the new process;
 # once privileged (--privileged), once with the capabilities of
-# deploy/kubernetes/ only.  Measures the watcher's CPU time and peak memory
+# deploy/kubernetes/ only; then with BPF and PERFMON only (enough on this
+# kernel), and without each of them (refused, with a clear error, no
+# probe left behind).  Measures the watcher's CPU time and peak memory
 # and the image's size.  Then validates deploy/kubernetes/ against the
 # Kubernetes schemas, offline (tests/validate-k8s.mjs; the npm packages
 # kubernetes-models and js-yaml, installed once into a cache).
