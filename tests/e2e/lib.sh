@@ -1249,6 +1249,9 @@ kd_check_layout() {
             elif [[ -z ${L[i]} ]]; then
                 layout_error "$i" "two blank lines in a row"
                 return 1
+            elif [[ ${L[i]} == "# WARNING: "* ]]; then
+                kd_check_warnings || return 1
+                state=warnings
             else
                 kd_check_thread || return 1
                 state=after_block
@@ -1260,6 +1263,27 @@ kd_check_layout() {
         layout_error $((n - 1)) "blank line at the end of the report"
         return 1
     fi
+}
+
+# Checks the warnings that end a sample (the man page, OUTPUT: a map
+# full, programs the kernel skipped, context switches not seen), from L[i]
+# to the end: each a "# WARNING: " line and its "#          "
+# continuations, one blank line between two.  Advances i to the end.
+kd_check_warnings() {
+    while ((i < n)); do
+        [[ ${L[i]} == "# WARNING: "?* ]] \
+            || layout_error "$i" "expected '# WARNING: ...'" || return
+        i=$((i + 1))
+        while ((i < n)) && [[ ${L[i]} == "#          "?* ]]; do
+            i=$((i + 1))
+        done
+        if ((i < n)); then
+            [[ -z ${L[i]} ]] && ((i + 1 < n)) \
+                || layout_error "$i" "expected a blank line, then a warning" \
+                || return
+            i=$((i + 1))
+        fi
+    done
 }
 
 # Checks the thread line at L[i] and its syscall block; advances i.  Uses
