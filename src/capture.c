@@ -925,7 +925,6 @@ cleanup:
     return err;
 }
 
-/* Empties the stack map, once its stacks are reported. */
 /* How a stack map's entries (id, then the addresses) are laid out. */
 static const struct kd_map_layout kd_stack_map_layout = {
     .key_size = sizeof(uint32_t),
@@ -934,6 +933,7 @@ static const struct kd_map_layout kd_stack_map_layout = {
     .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
 };
 
+/* Empties the stack map, once its stacks are reported. */
 int
 kd_capture_clear_stacks(struct kd_capture *c)
 {
