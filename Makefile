@@ -155,6 +155,7 @@ prepare-host:
 unit: $(UNIT_TESTS)
 	tests/unit/run
 	tests/test-man.sh
+	tests/test-bench-analyze.sh
 
 e2e: kernel_delay tests/workload tests/cycler tests/inject_eio.so
 	tests/e2e.sh ./kernel_delay
