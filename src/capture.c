@@ -6,6 +6,7 @@
 /* The eBPF side of a run: the program built, attached, its maps read. */
 
 #include "capture.h"
+#include "capture_priv.h"
 
 #include <bcc/bcc_common.h>
 #include <bpf/bpf.h>
@@ -23,37 +24,12 @@
 #include "maps.h"
 #include "options.h"
 #include "program.h"
+#include "source.h"
 #include "syscalls.h"
 #include "template.h"
 #include "util.h"
 #include "waiter.h"
 
-struct kd_capture {
-    struct kd_program prog;
-    unsigned int tgid;
-    int capture_fd;
-    int map_full_fd;
-    int counters_fd;
-    struct kd_needs needs;      /* From the options; upcalls only if the
-                                 * kernel can trace them. */
-    bool with_events;           /* The ring buffer is open. */
-    char *upcall_module;        /* Module of ovs_dp_upcall(), or NULL. */
-    bool upcall_module_gone;    /* It was unloaded: the kretprobe is dead. */
-    struct kd_events events;
-
-    /* The kernel's counts as of the last kd_capture_take_losses(): each
-     * loaded function's recursion misses (prog.funcs;
-     * bpf_prog_info.recursion_misses) and the program's counters.  And
-     * what was lost since the start. */
-    uint64_t *misses_seen;
-    size_t n_misses_seen;
-    uint64_t counters_seen[KD_N_COUNTERS];
-    struct kd_losses total;
-
-    /* --profile-hz: the stacks that no interval held at the last
-     * kd_capture_profile_sweep() and that it left, by id (1 each). */
-    uint8_t *profile_unheld;
-};
 
 struct kd_sample_map {
     const char *name;
@@ -125,125 +101,6 @@ static const struct {
     { "tstate_zero", 0, false },
     { "cpu_wait", sizeof(struct kd_cpu_wait), true },
 };
-
-size_t
-kd_capture_wakeup_events(unsigned int pages)
-{
-    /* A ring buffer record: an 8-byte header and the event, rounded up to
-     * 8 bytes. */
-    size_t record = 8 + ((sizeof(struct kd_event) + 7) & ~(size_t) 7);
-    int n_cpus = kd_possible_cpus();
-    long page = sysconf(_SC_PAGESIZE);
-    size_t n = (size_t) pages * (page > 0 ? page : 4096) / 4 / record
-               / (n_cpus > 0 ? n_cpus : 1);
-
-    return n ? n : 1;
-}
-
-/* The numbers of the program's source, as text. */
-struct kd_source_numbers {
-    char tgid[16], poll[16], threads[16], syscalls[16], irqs[16];
-    char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
-    char cpus[16], ran[16], long_poll[32], profile_stacks[16];
-};
-
-static void
-kd_source_numbers_init(struct kd_source_numbers *n,
-                       const struct kd_options *options, unsigned int tgid)
-{
-    unsigned int threads = options->max_threads;
-    int poll = kd_syscall_poll_nr();
-    int cpus = kd_possible_cpus();
-
-    snprintf(n->pages, sizeof n->pages, "%u", options->buffer_page_count);
-    snprintf(n->wakeup, sizeof n->wakeup, "%zu",
-             kd_capture_wakeup_events(options->buffer_page_count));
-    snprintf(n->tgid, sizeof n->tgid, "%u", tgid);
-    /* Poll, or ppoll where there is no poll (arm64): what glibc's poll()
-     * calls.  Without either, -1 matches no number. */
-    snprintf(n->poll, sizeof n->poll, "%d", poll >= 0 ? poll : -1);
-    snprintf(n->threads, sizeof n->threads, "%u", threads);
-    snprintf(n->syscalls, sizeof n->syscalls, "%u",
-             threads * KD_SYSCALLS_PER_THREAD);
-    snprintf(n->irqs, sizeof n->irqs, "%u", threads * KD_IRQS_PER_THREAD);
-    snprintf(n->stacks, sizeof n->stacks, "%u", options->stack_trace_size);
-    snprintf(n->hists, sizeof n->hists, "%u",
-             threads * KD_HISTS_PER_THREAD);
-    snprintf(n->min_ns, sizeof n->min_ns, "%lluULL",
-             (unsigned long long) options->syscall_events_ns);
-    snprintf(n->long_poll, sizeof n->long_poll, "%lluULL",
-             (unsigned long long) options->long_poll_ns);
-    snprintf(n->cpus, sizeof n->cpus, "%d", cpus > 0 ? cpus : KD_MAX_CPUS);
-    snprintf(n->ran, sizeof n->ran, "%u", threads * KD_RAN_PER_THREAD);
-    snprintf(n->profile_stacks, sizeof n->profile_stacks, "%u",
-             options->stack_trace_size ? options->stack_trace_size : 1);
-}
-
-int
-kd_capture_source(const struct kd_options *options,
-                  const struct kd_needs *needs, unsigned int tgid,
-                  const struct kd_layout *layout, const char *prefix,
-                  char **text, char **error)
-{
-    struct kd_source_numbers n;
-    char *body;
-    int err;
-
-    kd_source_numbers_init(&n, options, tgid);
-    const struct kd_subst substs[] = {
-        { "INCLUDES", layout->includes },
-        { "ABI", kd_bpf_abi },
-        { "TGID", n.tgid },
-        { "OFF_TASK_PID", layout->task_pid },
-        { "OFF_TASK_TGID", layout->task_tgid },
-        { "OFF_TASK_STATE", layout->task_state },
-        { "SIZE_TASK_STATE", layout->task_state_size },
-        { "OFF_TASK_CPU", layout->task_cpu },
-        { "OFF_TASK_COMM", layout->task_comm },
-        { "OFF_TASK_SUM_EXEC", layout->task_sum_exec },
-        { "OFF_TASK_PCOUNT", layout->task_pcount },
-        { "OFF_TASK_RUN_DELAY", layout->task_run_delay },
-        { "OFF_IRQACTION_NAME", layout->irqaction_name },
-        { "OFF_PT_REGS_SYSCALL_NR", layout->syscall_nr },
-        { "SIZE_PT_REGS_SYSCALL_NR", layout->syscall_nr_size },
-        { "OFF_PT_REGS_RC", layout->regs_rc },
-        { "SYSCALL_POLL", n.poll },
-        { "MAX_THREADS", n.threads },
-        { "MAX_SYSCALL_ENTRIES", n.syscalls },
-        { "MAX_IRQ_ENTRIES", n.irqs },
-        { "WITH_EVENTS", needs->ring_buffer ? "1" : "0" },
-        { "WITH_SYSCALL_EVENTS", needs->syscall_events ? "1" : "0" },
-        { "WITH_STACKS", needs->stacks ? "1" : "0" },
-        { "STACK_TRACE_SIZE", n.stacks },
-        { "SYSCALL_EVENTS_MIN_NS", n.min_ns },
-        { "SKIP_POLL_EVENTS",
-          options->skip_syscall_poll_events ? "1" : "0" },
-        { "WITH_UPCALL_STATS", needs->upcalls ? "1" : "0" },
-        { "WITH_HISTOGRAMS", needs->histograms ? "1" : "0" },
-        { "MAX_HIST_ENTRIES", n.hists },
-        { "WITH_START_TRIGGER", needs->start_trigger ? "1" : "0" },
-        { "WITH_STOP_TRIGGER", needs->stop_trigger ? "1" : "0" },
-        { "BUFFER_PAGE_COUNT", n.pages },
-        { "RB_WAKEUP_EVENTS", n.wakeup },
-        { "WITH_STATS", needs->stats ? "1" : "0" },
-        { "WITH_ACCT", needs->acct ? "1" : "0" },
-        { "WITH_GAPS", needs->gaps ? "1" : "0" },
-        { "MAX_CPUS", n.cpus },
-        { "MAX_RAN_ENTRIES", n.ran },
-        { "LONG_POLL_MIN_NS", n.long_poll },
-        { "WITH_PROFILE", needs->profile ? "1" : "0" },
-        { "WITH_BLOCKED", needs->blocked ? "1" : "0" },
-        { "PROFILE_STACKS", n.profile_stacks },
-    };
-    err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
-                             &body, error);
-    if (err) {
-        return err;
-    }
-    *text = kd_xasprintf("%s%s", prefix ? prefix : "", body);
-    free(body);
-    return 0;
-}
 
 static double
 kd_elapsed(const struct timespec *start)
@@ -381,9 +238,9 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
         }
     }
     kd_capture_check_upcalls(c);
-    err = kd_capture_source(options, &c->needs, c->tgid, &layout,
-                            prefix.length ? kd_ds_cstr(&prefix) : NULL,
-                            text, error);
+    err = kd_source_build(options, &c->needs, c->tgid, &layout,
+                          prefix.length ? kd_ds_cstr(&prefix) : NULL,
+                          text, error);
     kd_ds_destroy(&prefix);
     /* An error here means the template and this program disagree: a bug
      * of ours. */
@@ -612,58 +469,10 @@ kd_capture_read_upcalls(struct kd_capture *c, struct kd_sample *s,
     return 0;
 }
 
-/* Reads stack 'id' of stack map 'map' into 'ips' (KD_STACK_DEPTH of
- * them), and returns how many frames it has: 0 when there is none. */
-static size_t
-kd_capture_map_stack(struct kd_capture *c, const char *map, int32_t id,
-                     uint64_t *ips)
-{
-    int fd = kd_program_map_fd(&c->prog, map);
-    uint32_t key = id;
-    size_t n = 0;
-
-    if (id < 0 || fd < 0) {
-        return 0;
-    }
-    memset(ips, 0, KD_STACK_DEPTH * sizeof *ips);
-    if (kd_map_lookup(fd, &key, ips)) {
-        return 0;
-    }
-    while (n < KD_STACK_DEPTH && ips[n]) {
-        n++;
-    }
-    return n;
-}
-
-size_t
-kd_capture_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
-{
-    return kd_capture_map_stack(c, "stack_traces", id, ips);
-}
-
-/* Whether the program has maps profile_counts and profile_stacks. */
-static bool
-kd_capture_counts_stacks(const struct kd_capture *c)
-{
-    return c->needs.profile || c->needs.blocked;
-}
-
-size_t
-kd_capture_profile_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
-{
-    return kd_capture_counts_stacks(c)
-           ? kd_capture_map_stack(c, "profile_stacks", id, ips) : 0;
-}
-
-/* A thread's tstate entry in --long-poll-events mode, with its TID. */
-struct kd_tstate_entry {
-    uint32_t tid;
-    struct kd_tstate_gap g;
-};
 
 /* Reads the threads' tstate entries (--long-poll-events) into a new array
  * '*v' of '*n'.  Returns 0 or a positive errno with '*error'. */
-static int
+int
 kd_capture_read_tstate(struct kd_capture *c, struct kd_tstate_entry **v,
                        size_t *n, char **error)
 {
@@ -723,244 +532,6 @@ kd_capture_open_gaps(struct kd_capture *c, uint64_t now, uint64_t min_ns,
     }
     free(v);
     return 0;
-}
-
-/* How profile_counts' entries are laid out in a struct kd_profile_count
- * array. */
-static const struct kd_map_layout kd_profile_counts_layout = {
-    .key_size = sizeof(struct kd_profile_key),
-    .value_size = sizeof(struct kd_profile_value),
-    .value_offset = offsetof(struct kd_profile_count, value),
-    .entry_size = sizeof(struct kd_profile_count),
-};
-
-int
-kd_capture_profile_counts(struct kd_capture *c,
-                          struct kd_profile_count **counts, size_t *n,
-                          char **error)
-{
-    int err;
-
-    *counts = NULL;
-    *n = 0;
-    *error = NULL;
-    if (!kd_capture_counts_stacks(c)) {
-        return 0;
-    }
-    err = kd_map_read(kd_program_map_fd(&c->prog, "profile_counts"),
-                      &kd_profile_counts_layout,
-                      bpf_table_max_entries(c->prog.module,
-                                            "profile_counts"),
-                      false, (void **) counts, n);
-    if (err) {
-        *error = kd_xasprintf("Failed to read eBPF map 'profile_counts': "
-                              "%s", strerror(err));
-    }
-    return err;
-}
-
-/* An interval, as (thread, start). */
-struct kd_interval_id {
-    uint32_t tid;
-    uint64_t start_ns;
-};
-
-static int
-kd_interval_cmp(const void *a_, const void *b_)
-{
-    const struct kd_interval_id *a = a_, *b = b_;
-
-    if (a->tid != b->tid) {
-        return a->tid < b->tid ? -1 : 1;
-    }
-    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
-}
-
-/* Whether (tid, start_ns) is in 'v', sorted by kd_interval_cmp(). */
-static bool
-kd_interval_listed(const struct kd_interval_id *v, size_t n, uint32_t tid,
-                   uint64_t start_ns)
-{
-    struct kd_interval_id key = { tid, start_ns };
-
-    return n && bsearch(&key, v, n, sizeof *v, kd_interval_cmp);
-}
-
-/* Marks stack 'id' held in 'held' (of 'n'). */
-static void
-kd_stack_hold(int32_t id, uint8_t *held, size_t n)
-{
-    if (id >= 0 && (size_t) id < n) {
-        held[id] = 1;
-    }
-}
-
-/* The intervals whose counts a sweep keeps, sorted: those going on (read
- * from the tstate map, at 'read_ns'), then those that ended and wait in
- * the ring buffer (drained into the events' state after that read, so
- * that an interval that ends between the two is in one or the other).
- * The stacks of the sleeps going on are marked in 'held' (of 'n'). */
-static int
-kd_capture_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
-                          size_t *n_kept, uint64_t *read_ns, uint8_t *held,
-                          size_t n_held, char **error)
-{
-    struct kd_event_state *state = &c->events.state;
-    struct kd_tstate_entry *v;
-    size_t n;
-    int err;
-
-    *read_ns = kd_now_ns();
-    err = kd_capture_read_tstate(c, &v, &n, error);
-    if (err) {
-        return err;
-    }
-    kd_events_drain(&c->events);
-    *kept = kd_xcalloc(n + state->n_gaps + 1, sizeof **kept);
-    *n_kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct kd_gap_block *b = &v[i].g.block;
-
-        if (v[i].g.start_ns) {
-            (*kept)[(*n_kept)++] = (struct kd_interval_id) {
-                v[i].tid, v[i].g.start_ns
-            };
-        }
-        if (b->ts) {
-            kd_stack_hold(b->user_stack_id, held, n_held);
-            kd_stack_hold(b->kernel_stack_id, held, n_held);
-            kd_stack_hold(b->waker_user_stack_id, held, n_held);
-            kd_stack_hold(b->waker_kernel_stack_id, held, n_held);
-        }
-    }
-    for (size_t i = 0; i < state->n_gaps; i++) {
-        (*kept)[(*n_kept)++] = (struct kd_interval_id) {
-            state->gaps[i].head.tid, state->gaps[i].start_ns
-        };
-    }
-    free(v);
-    qsort(*kept, *n_kept, sizeof **kept, kd_interval_cmp);
-    return 0;
-}
-
-int
-kd_capture_profile_sweep(struct kd_capture *c, char **error)
-{
-    int counts_fd = kd_program_map_fd(&c->prog, "profile_counts");
-    int stacks_fd = kd_program_map_fd(&c->prog, "profile_stacks");
-    struct kd_profile_count *counts = NULL;
-    struct kd_interval_id *kept = NULL;
-    uint32_t *keys = NULL;
-    size_t n, n_counts = 0, n_kept = 0, n_keys = 0;
-    uint8_t *held = NULL;
-    uint64_t read_ns;
-    int err;
-
-    *error = NULL;
-    if (!kd_capture_counts_stacks(c) || counts_fd < 0 || stacks_fd < 0) {
-        return 0;
-    }
-    /* (Stack ids are bucket numbers, below max_entries rounded up.) */
-    n = kd_next_power_of_two(bpf_table_max_entries(c->prog.module,
-                                                   "profile_stacks"));
-    held = kd_xcalloc(n, 1);
-    err = kd_capture_kept_intervals(c, &kept, &n_kept, &read_ns, held, n,
-                                    error);
-    if (!err) {
-        err = kd_capture_profile_counts(c, &counts, &n_counts, error);
-    }
-    if (err) {
-        goto cleanup;
-    }
-
-    /* The counts of any other interval go: an interval begun after the
-     * read of tstate has a start after it. */
-    for (size_t i = 0; i < n_counts; i++) {
-        const struct kd_profile_key *k = &counts[i].key;
-
-        if (k->start_ns >= read_ns
-            || kd_interval_listed(kept, n_kept, k->tid, k->start_ns)) {
-            kd_stack_hold(k->user_stack_id, held, n);
-            kd_stack_hold(k->kernel_stack_id, held, n);
-            kd_stack_hold(k->waker_user_stack_id, held, n);
-            kd_stack_hold(k->waker_kernel_stack_id, held, n);
-        } else {
-            kd_map_delete(counts_fd, k);
-        }
-    }
-
-    /* Then the stacks no count holds, if they were already there, unheld,
-     * at the last sweep: a stack made since the read of the counts may be
-     * a new count's. */
-    err = kd_map_u32_keys(stacks_fd, n, &keys, &n_keys);
-    if (err) {
-        *error = kd_xasprintf("Failed to list eBPF map 'profile_stacks': "
-                              "%s", strerror(err));
-        goto cleanup;
-    }
-    if (!c->profile_unheld) {
-        c->profile_unheld = kd_xcalloc(n, 1);
-    }
-    for (size_t i = 0; i < n_keys; i++) {
-        uint32_t id = keys[i];
-
-        if (id >= n || held[id]) {
-            continue;
-        }
-        if (c->profile_unheld[id]) {
-            kd_map_delete(stacks_fd, &id);
-        } else {
-            held[id] = 2;
-        }
-    }
-    for (size_t id = 0; id < n; id++) {
-        c->profile_unheld[id] = held[id] == 2;
-    }
-
-cleanup:
-    free(keys);
-    free(counts);
-    free(kept);
-    free(held);
-    return err;
-}
-
-/* How a stack map's entries (id, then the addresses) are laid out. */
-static const struct kd_map_layout kd_stack_map_layout = {
-    .key_size = sizeof(uint32_t),
-    .value_size = KD_STACK_DEPTH * sizeof(uint64_t),
-    .value_offset = sizeof(uint32_t),
-    .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
-};
-
-/* Empties the stack map, once its stacks are reported. */
-int
-kd_capture_clear_stacks(struct kd_capture *c)
-{
-    if (!c->needs.stacks) {
-        return 0;
-    }
-    return kd_map_clear(kd_program_map_fd(&c->prog, "stack_traces"),
-                        &kd_stack_map_layout,
-                        bpf_table_max_entries(c->prog.module,
-                                              "stack_traces"));
-}
-
-int
-kd_capture_clear_profile(struct kd_capture *c)
-{
-    size_t max;
-    int err;
-
-    if (!kd_capture_counts_stacks(c)) {
-        return 0;
-    }
-    max = bpf_table_max_entries(c->prog.module, "profile_counts");
-    err = kd_map_clear(kd_program_map_fd(&c->prog, "profile_counts"),
-                       &kd_profile_counts_layout, max);
-    return err ? err : kd_map_clear(kd_program_map_fd(&c->prog,
-                                                      "profile_stacks"),
-                                    &kd_stack_map_layout, max);
 }
 
 /* The name of loaded function 'i', as messages give it: "sched_switch"

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "capture.h"
+#include "stackmaps.h"
 #include "gap.h"
 #include "options.h"
 #include "output.h"
@@ -279,7 +280,7 @@ struct kd_profile_counts {
 static size_t
 kd_sampler_read_stack(void *capture, int32_t id, uint64_t *ips)
 {
-    return kd_capture_profile_stack(capture, id, ips);
+    return kd_stackmaps_profile_stack(capture, id, ips);
 }
 
 /* Gives 'gap', decoded from 'ev', its on-CPU profile and where it slept,
@@ -299,7 +300,7 @@ kd_sampler_gap_profile(const struct kd_sampler *s,
         char *error = NULL;
 
         counts->read = true;
-        if (kd_capture_profile_counts(s->capture, &counts->v, &counts->n,
+        if (kd_stackmaps_counts(s->capture, &counts->v, &counts->n,
                                       &error)) {
             kd_output_error(s->output, "%s\n", error);
         }
@@ -475,7 +476,7 @@ kd_sampler_profile_sweep(const struct kd_sampler *s, uint64_t *last)
         return;
     }
     *last = now;
-    if (kd_capture_profile_sweep(s->capture, &error)) {
+    if (kd_stackmaps_sweep(s->capture, &error)) {
         kd_output_error(s->output, "%s\n", error);
     }
     free(error);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "stackmaps.h"
 #include "events.h"
 #include "stacks.h"
 #include "symbols.h"
@@ -58,8 +59,8 @@ kd_snapshot_read_stack(struct kd_stack **stacks, size_t *n_stacks,
     }
     stack->taken = true;
     stack->kernel = kernel;
-    stack->n_ips = profile ? kd_capture_profile_stack(capture, id, ips)
-                           : kd_capture_stack(capture, id, ips);
+    stack->n_ips = profile ? kd_stackmaps_profile_stack(capture, id, ips)
+                           : kd_stackmaps_stack(capture, id, ips);
     stack->ips = kd_xcalloc(stack->n_ips ? stack->n_ips : 1, sizeof *ips);
     memcpy(stack->ips, ips, stack->n_ips * sizeof *ips);
 }
@@ -82,7 +83,7 @@ kd_snapshot_take_profile(struct kd_snapshot *snap,
     int err = 0;
 
     if (!skipped) {
-        err = kd_capture_profile_counts(capture, &snap->counts,
+        err = kd_stackmaps_counts(capture, &snap->counts,
                                         &snap->n_counts, error);
     }
     for (size_t i = 0; !err && i < snap->n_counts; i++) {
@@ -99,7 +100,7 @@ kd_snapshot_take_profile(struct kd_snapshot *snap,
         }
     }
     if (!err) {
-        err = kd_capture_clear_profile(capture);
+        err = kd_stackmaps_clear_profile(capture);
         if (err) {
             *error = kd_xasprintf("Failed to clear the eBPF maps of the "
                                   "stacks: %s", strerror(err));
@@ -180,7 +181,7 @@ kd_snapshot_take(struct kd_snapshot *snap, struct kd_capture *capture,
             return err;
         }
     }
-    err = kd_capture_clear_stacks(capture);
+    err = kd_stackmaps_clear(capture);
     if (err) {
         *error = kd_xasprintf("Failed to clear the eBPF stack map: %s",
                               strerror(err));

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "stackmaps.h"
+#include "stackmaps.h"
 #include "symbols.h"
 #include "util.h"
 

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "source.h"
 #include "layout.h"
 #include "maps.h"
 #include "options.h"
@@ -89,7 +89,7 @@ func_type(const char *name)
     return BPF_PROG_TYPE_KPROBE;
 }
 
-/* kd_capture_source() for 'o', with upcall statistics if the options
+/* kd_source_build() for 'o', with upcall statistics if the options
  * want them and 'upcalls' (the kernel can trace them). */
 static int
 capture_source(const struct kd_options *o, unsigned int tgid,
@@ -99,7 +99,7 @@ capture_source(const struct kd_options *o, unsigned int tgid,
     struct kd_needs needs = kd_options_needs(o);
 
     needs.upcalls = needs.upcalls && upcalls;
-    return kd_capture_source(o, &needs, tgid, l, prefix, text, error);
+    return kd_source_build(o, &needs, tgid, l, prefix, text, error);
 }
 
 /* Expands the template for 'shape', compiles it into 'prog' and loads

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
-/* Unit tests of src/capture.c that compile nothing: the eBPF program's
+/* Unit tests of src/source.c that compile nothing: the eBPF program's
  * source, expanded from the template for each shape the options ask for
  * and each struct layout. */
 
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "source.h"
 #include "layout.h"
 #include "options.h"
 #include "util.h"
@@ -31,7 +31,7 @@ find_placeholder(const char *s)
     return NULL;
 }
 
-/* kd_capture_source() for 'o', with upcall statistics if the options
+/* kd_source_build() for 'o', with upcall statistics if the options
  * want them and 'upcalls' (the kernel can trace them). */
 static int
 capture_source(const struct kd_options *o, unsigned int tgid,
@@ -41,7 +41,7 @@ capture_source(const struct kd_options *o, unsigned int tgid,
     struct kd_needs needs = kd_options_needs(o);
 
     needs.upcalls = needs.upcalls && upcalls;
-    return kd_capture_source(o, &needs, tgid, l, prefix, text, error);
+    return kd_source_build(o, &needs, tgid, l, prefix, text, error);
 }
 
 static void
