@@ -28,24 +28,25 @@ SBINDIR = $(PREFIX)/sbin
 MANDIR = $(PREFIX)/share/man/man8
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
-PKGS = libbcc libbpf libelf
+PKGS = libbcc libbpf libelf libdw
 OPTFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Werror
 CFLAGS_ALL = -std=gnu11 -D_GNU_SOURCE $(OPTFLAGS) $(WARNFLAGS) -DKD_VERSION='"$(VERSION)"' \
 	-Isrc -Ibpf_templates -Ibuild $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	$(CFLAGS)
 LDLIBS_ALL = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
-	echo -lbcc -lbpf -lelf) -lm $(LDLIBS)
+	echo -lbcc -lbpf -lelf -ldw) -lm $(LDLIBS)
 
 # Modules that never touch the kernel: unit-tested directly.
 CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
 	src/sample.c src/report.c src/target.c src/trigger.c src/json.c \
 	src/render_text.c src/render_json.c src/output.c src/gap.c \
-	src/hist.c src/summary.c src/losses.c src/hints.c src/folded.c
+	src/hist.c src/summary.c src/losses.c src/hints.c src/folded.c \
+	src/cfi.c src/uwtable.c
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/capture.c src/stackmaps.c src/source.c src/host.c src/hook.c src/events.c src/symbols.c \
-	src/snapshot.c src/waiter.c src/sampler.c src/stacks.c
+	src/snapshot.c src/waiter.c src/sampler.c src/stacks.c src/unwind.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
@@ -69,7 +70,7 @@ UNIT_CORE = tests/unit/core_units
 UNIT_KERNEL = tests/unit/kernel_units
 UNIT_TESTS = $(UNIT_CORE) $(UNIT_KERNEL)
 # What the kernel-free programs link: no libbcc, no libbpf.
-LDLIBS_CORE = -lm $(LDLIBS)
+LDLIBS_CORE = -ldw -lelf -lm $(LDLIBS)
 KERNEL_TESTS = tests/test_kernel
 
 # Every object depends on the headers it includes, as the compiler lists
@@ -137,6 +138,11 @@ $(KERNEL_TESTS): tests/test_kernel.c tests/check.h $(CORE_OBJS) \
 tests/workload: tests/workload.c
 	$(CC) -O2 -g $(WARNFLAGS) -fno-omit-frame-pointer -pthread -o $@ $<
 
+# The same without frame pointers, as packages are built: only the call
+# frame information finds its callers (e2e scenarios unwind_*).
+tests/workload-nofp: tests/workload.c
+	$(CC) -O2 -g $(WARNFLAGS) -fomit-frame-pointer -pthread -o $@ $<
+
 tests/cycler: tests/cycler.c
 	$(CC) -O2 -g $(WARNFLAGS) -pthread -o $@ $<
 
@@ -144,7 +150,7 @@ tests/cycler: tests/cycler.c
 tests/inject_eio.so: tests/inject_eio.c
 	$(CC) -O2 -g $(WARNFLAGS) -shared -fPIC -o $@ $< -ldl
 
-workload: tests/workload tests/cycler tests/inject_eio.so
+workload: tests/workload tests/workload-nofp tests/cycler tests/inject_eio.so
 
 deps:
 	tools/install-deps.sh build test

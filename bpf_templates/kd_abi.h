@@ -20,10 +20,16 @@
  * includes <stdint.h> first.  This file includes nothing: the template
  * includes no header where the kernel has BTF. */
 #ifdef KD_ABI_EBPF
+#define KD_U8 u8
+#define KD_U16 u16
+#define KD_S16 s16
 #define KD_U32 u32
 #define KD_S32 s32
 #define KD_U64 u64
 #else
+#define KD_U8 uint8_t
+#define KD_U16 uint16_t
+#define KD_S16 int16_t
 #define KD_U32 uint32_t
 #define KD_S32 int32_t
 #define KD_U64 uint64_t
@@ -50,6 +56,9 @@ enum kd_counter {
     KD_COUNTER_PROFILE_LOST,    /* Samples of a sample (--profile-hz) with
                                  * no room in the maps. */
     KD_COUNTER_SLEEPS_LOST,     /* Sleeps likewise (--off-cpu). */
+    KD_COUNTER_UNWIND_NO_MAP,   /* User stacks that reached an address in
+                                 * no mapping the tables know: user space
+                                 * reads the mappings again. */
     KD_N_COUNTERS
 };
 
@@ -371,6 +380,104 @@ struct kd_gap_event {
     struct kd_gap_block pending;    /* In progress (never sent by the
                                      * program: 'ts' 0): the sleep it is
                                      * in, if any (--off-cpu). */
+};
+
+/*
+ * User stacks unwound from the call frame information (CFI): the tables
+ * user space builds from each mapping's .eh_frame (or .debug_frame), and
+ * the stacks the program unwinds with them.
+ *
+ * A table row says how to find the caller's frame from one address on, up
+ * to the next row: where the canonical frame address (CFA, the stack
+ * pointer before the call) is, where the return address (RA) and the
+ * caller's frame pointer (FP: x86_64's rbp, arm64's x29) were saved.
+ * Rows are grouped by page (KD_UW_PAGE_SHIFT) of the file's addresses:
+ * the page's entry in uw_pages gives its rows' place in uw_rows, whose
+ * first row is at the page's start.  A mapping of the target, found in
+ * uw_maps by address, gives its file's pages.
+ */
+#define KD_UW_DEPTH         127     /* Frames in a stack at most. */
+#define KD_UW_PAGE_SHIFT    12
+#define KD_UW_SHARD_SHIFT   16      /* Rows in a value of uw_rows: 2^16. */
+#define KD_UW_SHARD_ROWS    (1 << KD_UW_SHARD_SHIFT)
+
+/* Where the CFA is (kd_uw_row.cfa). */
+#define KD_UW_CFA_NONE      0   /* No CFI here: follow the frame pointer. */
+#define KD_UW_CFA_SP        1   /* At SP + cfa_off. */
+#define KD_UW_CFA_FP        2   /* At FP + cfa_off. */
+#define KD_UW_CFA_PLT       3   /* x86_64's PLT: SP + 8, + 8 more when
+                                 * (pc & 15) >= cfa_off. */
+#define KD_UW_CFA_SIGNAL    4   /* A signal trampoline: the interrupted
+                                 * registers are in the signal frame. */
+#define KD_UW_CFA_END       5   /* The outermost frame (RA undefined). */
+
+/* Where the caller's FP is (kd_uw_row.regs, low 4 bits). */
+#define KD_UW_FP_SAME       0   /* Unchanged. */
+#define KD_UW_FP_AT         1   /* Saved at CFA + fp_off. */
+#define KD_UW_FP_LOST       2   /* Not known: a CFA from it is cut. */
+/* Where the RA is (kd_uw_row.regs, high 4 bits). */
+#define KD_UW_RA_AT         0   /* Saved at CFA + ra_off. */
+#define KD_UW_RA_LR         1   /* arm64: still in the link register. */
+
+/* One row: from the page's start + 'off' on. */
+struct kd_uw_row {
+    KD_U16 off;
+    KD_U8 cfa;
+    KD_U8 regs;
+    KD_S32 cfa_off;
+    KD_S16 fp_off;
+    KD_S16 ra_off;
+};
+
+/* A page's rows: 'count' rows from row 'first' of uw_rows (its shard,
+ * first >> KD_UW_SHARD_SHIFT, holds them all); none: no CFI there. */
+struct kd_uw_page {
+    KD_U32 first;
+    KD_U32 count;
+};
+
+/* uw_maps' key: the address, big-endian, as the LPM trie compares. */
+struct kd_uw_map_key {
+    KD_U32 prefixlen;
+    KD_U8 addr[8];
+};
+
+/* A mapping of the target: an address 'a' in it is address a - bias of
+ * its file, whose pages from page_lo on are entries page_base on of
+ * uw_pages; none (n_pages 0): frame pointers only. */
+struct kd_uw_map {
+    KD_U64 start;
+    KD_U64 bias;
+    KD_U32 page_base;
+    KD_U32 page_lo;
+    KD_U32 n_pages;
+    KD_U32 pad;
+};
+
+/* How a walk ended (kd_ustack.end): whole, or cut short, and why. */
+#define KD_UW_ENDS(KD_UW_END)                                           \
+    KD_UW_END(WHOLE, "whole")                                           \
+    KD_UW_END(DEPTH, "deeper than 127 frames")                          \
+    KD_UW_END(READ, "stack not readable")                               \
+    KD_UW_END(NO_MAP, "address in no known mapping")                    \
+    KD_UW_END(BAD_FRAME, "frame outside the stack")                     \
+    KD_UW_END(NO_CFI, "no CFI and no frame pointer")                    \
+    KD_UW_END(NO_REGS, "no user registers")
+
+enum kd_uw_end {
+#define KD_UW_END_ID(ID, TEXT) KD_UW_END_##ID,
+    KD_UW_ENDS(KD_UW_END_ID)
+#undef KD_UW_END_ID
+    KD_UW_N_ENDS
+};
+
+/* A user stack of user_stacks (or event_user_stacks): its key is the
+ * low 31 bits of 'hash'. */
+struct kd_ustack {
+    KD_U64 hash;
+    KD_U32 len;             /* Frames in pcs. */
+    KD_U32 end;             /* enum kd_uw_end. */
+    KD_U64 pcs[KD_UW_DEPTH + 1];
 };
 
 #endif /* kd_abi.h */

@@ -34,7 +34,9 @@
  * the kernel can trace ovs_dp_upcall()); KD_WITH_PROFILE, the on-CPU
  * profile of long poll intervals (--profile-hz, with KD_WITH_GAPS only);
  * KD_WITH_BLOCKED, where their threads slept and who woke them (--off-cpu,
- * likewise).  Every other placeholder is a
+ * likewise); KD_WITH_UNWIND, user stacks unwound from the call frame
+ * information rather than through frame pointers (unless
+ * --frame-pointers).  Every other placeholder is a
  * value, also set once below: the body has none.
  */
 @INCLUDES@
@@ -71,6 +73,17 @@
 #define KD_EVENTS_MIN_NS    @SYSCALL_EVENTS_MIN_NS@
 #define KD_SKIP_POLL_EVENTS @SKIP_POLL_EVENTS@
 #define KD_PROFILE_STACKS   @PROFILE_STACKS@
+/* Stack maps' ids are below their size rounded up to a power of two. */
+#define KD_STACK_TRACES_IDS @STACK_TRACE_IDS@
+#define KD_PROFILE_STACKS_IDS @PROFILE_STACK_IDS@
+#define KD_UW_MAPS          @UW_MAPS@
+#define KD_UW_PAGES         @UW_PAGES@
+#define KD_UW_SHARDS        @UW_SHARDS@
+#define KD_UW_ARM64         @UW_ARM64@
+#define KD_OFF_REGS_PC      @OFF_PT_REGS_PC@
+#define KD_OFF_REGS_SP      @OFF_PT_REGS_SP@
+#define KD_OFF_REGS_FP      @OFF_PT_REGS_FP@
+#define KD_OFF_REGS_LR      @OFF_PT_REGS_LR@
 
 #define KD_WITH_STATS           @WITH_STATS@
 #define KD_WITH_ACCT            @WITH_ACCT@
@@ -84,6 +97,7 @@
 #define KD_WITH_UPCALL_STATS    @WITH_UPCALL_STATS@
 #define KD_WITH_PROFILE         @WITH_PROFILE@
 #define KD_WITH_BLOCKED         @WITH_BLOCKED@
+#define KD_WITH_UNWIND          @WITH_UNWIND@
 
 /* Scheduler and interrupt constants; part of the kernel's stable ABI. */
 #define KD_TASK_RUNNING     0x0000
@@ -146,9 +160,112 @@ kd_event_reserve(u32 id, u64 now)
 }
 #endif
 
+/*
+ * User stacks unwound from the call frame information (KD_WITH_UNWIND;
+ * the tables are described in kd_abi.h).  A program that wants the
+ * current task's user stack starts an unwind (kd_uw_begin(): the task's
+ * user registers, and what to do with the stack once unwound, into its
+ * slot of uw_state), and, as its last step, tail-calls the unwinder of
+ * that slot.  The unwinder follows KD_UW_FRAMES frames
+ * and tail-calls itself for the next ones, up to KD_UW_DEPTH frames; then
+ * it keeps the stack in a map of stacks and finishes the work the program
+ * left (kd_uw_done(), at the end of this text).  Tail calls keep each
+ * program small for the verifier: the verifier walks every frame of a
+ * bounded loop.  One slot per program that unwinds, as a program can run
+ * while another is interrupted on the same CPU.
+ */
+#if KD_WITH_UNWIND
+#define KD_UW_SLOT_PROFILE  0   /* kd_profile(): a perf event program. */
+#define KD_UW_SLOT_SYSCALL  1   /* sys_exit: a syscall event (-s). */
+#define KD_UW_SLOT_SLEEP    2   /* sched_switch: a sleep begins. */
+#define KD_UW_SLOT_WAKER    3   /* sched_waking: its waker. */
+#define KD_UW_SLOTS         4
+#define KD_UW_FRAMES        8   /* Frames per program run. */
+#define KD_UW_CALLS         ((KD_UW_DEPTH + KD_UW_FRAMES - 1) / KD_UW_FRAMES)
+#define KD_UW_BISECT        13  /* Steps: 2^13 > the rows of a page. */
+
+/* A value of uw_rows: KD_UW_SHARD_ROWS rows, as bytes (libbcc takes
+ * seconds to compile an array of that many structs). */
+struct kd_uw_shard {
+    u8 raw[KD_UW_SHARD_ROWS * sizeof(struct kd_uw_row)];
+};
+
+/* An unwind under way, and what to do with its stack. */
+struct kd_uw_state {
+    u64 pc, sp, fp, lr;     /* The registers of the frame at pc. */
+    u32 pending;            /* Begun, not done. */
+    u32 exact;              /* pc is where the frame is, not a return
+                             * address (the first frame, or after a
+                             * signal frame). */
+    u32 calls;              /* Tail calls made. */
+    u32 tid;                /* Whose sleep it is (SLEEP, WAKER). */
+    struct kd_profile_key key;  /* PROFILE: the count to add. */
+    struct kd_event event;      /* SYSCALL: the event to send. */
+    struct kd_ustack stack;
+};
+
+BPF_LPM_TRIE(uw_maps, struct kd_uw_map_key, struct kd_uw_map, KD_UW_MAPS);
+BPF_ARRAY(uw_pages, struct kd_uw_page, KD_UW_PAGES);
+BPF_ARRAY(uw_rows, struct kd_uw_shard, KD_UW_SHARDS);
+BPF_PERCPU_ARRAY(uw_state, struct kd_uw_state, KD_UW_SLOTS);
+/* How many walks ended each way (enum kd_uw_end). */
+BPF_PERCPU_ARRAY(uw_ends, u64, KD_UW_N_ENDS);
+/* The unwinders, by slot: those of raw tracepoints, and kd_profile()'s
+ * (a perf event program can only tail-call its own kind). */
+BPF_PROG_ARRAY(uw_progs, KD_UW_SLOTS);
+#if KD_WITH_PROFILE
+BPF_PROG_ARRAY(uw_perf_progs, 1);
+#endif
+
+/* A user register of 'regs' (kernel memory), at offset 'off'. */
+static __always_inline u64
+kd_uw_reg(void *regs, long off)
+{
+    u64 v = 0;
+
+    bpf_probe_read_kernel(&v, sizeof v, (char *) regs + off);
+    return v;
+}
+
+/* Begins unwinding the current task's user stack in 'slot', from its
+ * user registers: those of 'regs' if not NULL (a perf event's, when it
+ * interrupted user code), else those it left user space with.  Returns
+ * the state, for the caller to say what to do with the stack, or NULL
+ * (no stack: its id stays -1). */
+static __always_inline struct kd_uw_state *
+kd_uw_begin(u32 slot, void *regs)
+{
+    struct kd_uw_state *s = uw_state.lookup(&slot);
+
+    if (!s) {
+        return NULL;
+    }
+    if (!regs) {
+        regs = (void *) bpf_task_pt_regs(bpf_get_current_task_btf());
+    }
+    s->pc = kd_uw_reg(regs, KD_OFF_REGS_PC);
+    s->sp = kd_uw_reg(regs, KD_OFF_REGS_SP);
+    s->fp = kd_uw_reg(regs, KD_OFF_REGS_FP);
+    s->lr = KD_UW_ARM64 ? kd_uw_reg(regs, KD_OFF_REGS_LR) : 0;
+    s->pending = 1;
+    s->exact = 1;
+    s->calls = 0;
+    s->stack.hash = 0xcbf29ce484222325ULL;
+    s->stack.len = 0;
+    s->stack.end = KD_UW_END_WHOLE;
+    return s;
+}
+
+static __always_inline void kd_uw_failed(u32 slot);
+static __always_inline bool kd_uw_pending(u32 slot);
+#endif
+
 #if KD_WITH_SYSCALL_EVENTS
 #if KD_WITH_STACKS
 BPF_STACK_TRACE(stack_traces, KD_STACK_TRACES);
+#if KD_WITH_UNWIND
+BPF_HASH(user_stack_traces, u32, struct kd_ustack, KD_STACK_TRACES_IDS);
+#endif
 #endif
 
 /* Syscall events wake the reader up once every KD_RB_WAKEUP_EVENTS per
@@ -189,6 +306,25 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
         || (KD_SKIP_POLL_EVENTS && nr == KD_SYSCALL_POLL)) {
         return;
     }
+#if KD_WITH_STACKS && KD_WITH_UNWIND
+    /* Sent once its user stack is unwound (kd_uw_done()): a reservation
+     * cannot live through the tail calls. */
+    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SYSCALL, NULL);
+
+    if (s) {
+        struct kd_event *e = &s->event;
+
+        e->ts = now;
+        e->tid = (u32) bpf_get_current_pid_tgid();
+        e->id = KD_EVENT_SYSCALL;
+        e->entry_ts = entry_ts;
+        e->syscall = nr;
+        e->user_stack_id = -1;
+        e->kernel_stack_id = stack_traces.get_stackid(ctx, 0);
+        e->pad = 0;
+        return;
+    }
+#endif
     event = kd_event_reserve(KD_EVENT_SYSCALL, now);
     if (!event) {
         return;
@@ -196,7 +332,9 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
     event->entry_ts = entry_ts;
     event->syscall = nr;
 #if KD_WITH_STACKS
+#if !KD_WITH_UNWIND
     event->user_stack_id = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+#endif
     event->kernel_stack_id = stack_traces.get_stackid(ctx, 0);
 #endif
     events.ringbuf_submit(event, kd_rb_wakeup_flags());
@@ -804,6 +942,10 @@ kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
 #define KD_EFAULT 14            /* No stack of that kind: not a loss. */
 
 BPF_STACK_TRACE(profile_stacks, KD_PROFILE_STACKS);
+#if KD_WITH_UNWIND
+BPF_HASH(profile_user_stacks, u32, struct kd_ustack,
+         KD_PROFILE_STACKS_IDS);
+#endif
 BPF_HASH(profile_counts, struct kd_profile_key, struct kd_profile_value,
          KD_PROFILE_STACKS);
 
@@ -841,13 +983,65 @@ kd_count_add(struct kd_profile_key *key, struct kd_profile_value *v)
 #if KD_WITH_PROFILE
 struct bpf_perf_event_data;
 
+/* Counts one sample of 'key', or its loss. */
+static __always_inline void
+kd_profile_count(struct kd_profile_key *key)
+{
+    struct kd_profile_value one = { .count = 1 };
+    bool ok = kd_stack_id_ok(&key->user_stack_id)
+              && kd_stack_id_ok(&key->kernel_stack_id)
+              && kd_count_add(key, &one);
+
+    if (!ok) {
+#if KD_WITH_GAPS
+        u32 tid = key->tid;
+        struct kd_tstate_gap *g =
+            (struct kd_tstate_gap *) tstate.lookup(&tid);
+
+        if (g) {
+            g->detail.profile.lost_samples++;
+        }
+#else
+        counters.increment(KD_COUNTER_PROFILE_LOST);
+#endif
+    }
+}
+
+#if KD_WITH_UNWIND
+/* A user register of the perf event's registers (bpf_user_pt_regs_t,
+ * read from the context: the verifier turns these loads into reads of the
+ * interrupted registers). */
+#define KD_UW_CTX_REG(CTX, OFF) (*(u64 *) ((char *) (CTX) + (OFF)))
+
+/* kd_uw_begin() for a sample: from the interrupted registers if they are
+ * user space's (user addresses are the lower half of the address space),
+ * else from those the thread left user space with. */
+static __always_inline struct kd_uw_state *
+kd_uw_begin_perf(struct bpf_perf_event_data *ctx)
+{
+    u32 slot = KD_UW_SLOT_PROFILE;
+    struct kd_uw_state *s;
+    u64 pc = KD_UW_CTX_REG(ctx, KD_OFF_REGS_PC);
+
+    if ((s64) pc < 0) {
+        return kd_uw_begin(slot, NULL);
+    }
+    s = kd_uw_begin(slot, NULL);
+    if (s) {
+        s->pc = pc;
+        s->sp = KD_UW_CTX_REG(ctx, KD_OFF_REGS_SP);
+        s->fp = KD_UW_CTX_REG(ctx, KD_OFF_REGS_FP);
+        s->lr = KD_UW_ARM64 ? KD_UW_CTX_REG(ctx, KD_OFF_REGS_LR) : 0;
+    }
+    return s;
+}
+#endif
+
 int
 kd_profile(struct bpf_perf_event_data *ctx)
 {
     struct kd_profile_key key = { 0 };
-    struct kd_profile_value one = { .count = 1 };
     u32 tid;
-    bool ok;
 
     if (!kd_current_captured(&tid)) {
         return 0;
@@ -863,18 +1057,22 @@ kd_profile(struct bpf_perf_event_data *ctx)
 #endif
     key.tid = tid;
     key.kind = KD_COUNT_ON_CPU;
-    key.user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
     key.kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
-    ok = kd_stack_id_ok(&key.user_stack_id)
-         && kd_stack_id_ok(&key.kernel_stack_id)
-         && kd_count_add(&key, &one);
-    if (!ok) {
-#if KD_WITH_GAPS
-        g->detail.profile.lost_samples++;
-#else
-        counters.increment(KD_COUNTER_PROFILE_LOST);
-#endif
+#if KD_WITH_UNWIND
+    struct kd_uw_state *s = kd_uw_begin_perf(ctx);
+
+    if (s) {
+        s->key = key;
+        s->key.user_stack_id = -1;
+        uw_perf_progs.call(ctx, 0);
+        kd_uw_failed(KD_UW_SLOT_PROFILE);
+        return 0;
     }
+    key.user_stack_id = -1;
+#else
+    key.user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
+#endif
+    kd_profile_count(&key);
     return 0;
 }
 #endif
@@ -911,7 +1109,18 @@ kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
     if (!kd_block_counts(g)) {
         return;
     }
+#if KD_WITH_UNWIND
+    /* Set by the unwinder (kd_uw_done()), before the thread can run
+     * again. */
+    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SLEEP, NULL);
+
+    if (s) {
+        s->tid = (u32) bpf_get_current_pid_tgid();
+    }
+    b->user_stack_id = -1;
+#else
     b->user_stack_id = profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
+#endif
     b->kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
     b->woken_ts = 0;
     b->waker_seen = 0;
@@ -921,7 +1130,7 @@ kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
 /* Thread 'st', asleep, is being woken by the current task (sched_waking:
  * the waker's own context, or the interrupt's). */
 static __always_inline void
-kd_block_waker(void *ctx, struct kd_tstate *st)
+kd_block_waker(void *ctx, u32 tid, struct kd_tstate *st)
 {
     struct kd_tstate_gap *g = (struct kd_tstate_gap *) st;
     struct kd_gap_block *b = &g->block;
@@ -935,8 +1144,19 @@ kd_block_waker(void *ctx, struct kd_tstate *st)
     b->waker_pid = pid_tgid >> 32;
     bpf_get_current_comm(b->waker_comm, sizeof b->waker_comm);
     b->waker_kernel_stack_id = profile_stacks.get_stackid(ctx, 0);
+#if KD_WITH_UNWIND
+    b->waker_user_stack_id = -1;
+    if (b->waker_pid == KD_TGID) {
+        struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_WAKER, NULL);
+
+        if (s) {
+            s->tid = tid;
+        }
+    }
+#else
     b->waker_user_stack_id = b->waker_pid != KD_TGID ? -1
         : profile_stacks.get_stackid(ctx, BPF_F_USER_STACK);
+#endif
     b->waker_seen = 1;
 }
 
@@ -1140,6 +1360,12 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     kd_syscall_event(ctx, nr, st->syscall_ts, now);
 #endif
     st->syscall_ts = 0;
+#if KD_WITH_UNWIND && KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
+    if (kd_uw_pending(KD_UW_SLOT_SYSCALL)) {
+        uw_progs.call(ctx, KD_UW_SLOT_SYSCALL);
+        kd_uw_failed(KD_UW_SLOT_SYSCALL);
+    }
+#endif
     return 0;
 }
 
@@ -1223,10 +1449,18 @@ RAW_TRACEPOINT_PROBE(sched_waking)
     if (kd_task_u32(task, KD_OFF_TASK_TGID) != KD_TGID || !kd_capturing()) {
         return 0;
     }
-    st = kd_tstate_find(kd_task_u32(task, KD_OFF_TASK_PID));
+    u32 tid = kd_task_u32(task, KD_OFF_TASK_PID);
+
+    st = kd_tstate_find(tid);
     if (st && st->sleep_ts) {
-        kd_block_waker(ctx, st);
+        kd_block_waker(ctx, tid, st);
     }
+#if KD_WITH_UNWIND
+    if (kd_uw_pending(KD_UW_SLOT_WAKER)) {
+        uw_progs.call(ctx, KD_UW_SLOT_WAKER);
+        kd_uw_failed(KD_UW_SLOT_WAKER);
+    }
+#endif
     return 0;
 }
 #endif
@@ -1616,6 +1850,12 @@ RAW_TRACEPOINT_PROBE(sched_switch)
     if (next_ours) {
         kd_switch_in(kd_task_u32(next, KD_OFF_TASK_PID), cpu, now);
     }
+#if KD_WITH_UNWIND && KD_WITH_BLOCKED
+    if (kd_uw_pending(KD_UW_SLOT_SLEEP)) {
+        uw_progs.call(ctx, KD_UW_SLOT_SLEEP);
+        kd_uw_failed(KD_UW_SLOT_SLEEP);
+    }
+#endif
     return 0;
 }
 
@@ -1879,4 +2119,438 @@ kd_upcall_return(void *ctx)
     }
     return 0;
 }
+#endif
+
+/*
+ * The unwinder (KD_WITH_UNWIND; see kd_uw_begin()).
+ */
+#if KD_WITH_UNWIND
+/* Where a signal frame keeps the interrupted registers, from the stack
+ * pointer at the signal trampoline: x86_64's struct rt_sigframe without
+ * its return address (uc_mcontext of its ucontext, at 40: rbp, rsp and
+ * rip at 80, 120 and 128 of it), arm64's (uc_mcontext.regs of its
+ * ucontext, after siginfo: x29, x30, sp and pc at 232 to 256 of it). */
+#if KD_UW_ARM64
+#define KD_UW_SIG_REGS      312
+#define KD_UW_SIG_FP        (KD_UW_SIG_REGS + 29 * 8)
+#define KD_UW_SIG_LR        (KD_UW_SIG_REGS + 30 * 8)
+#define KD_UW_SIG_SP        (KD_UW_SIG_REGS + 31 * 8)
+#define KD_UW_SIG_PC        (KD_UW_SIG_REGS + 32 * 8)
+/* A return address without its pointer authentication code. */
+#define KD_UW_RA_MASK       0x0000ffffffffffffULL
+#else
+#define KD_UW_SIG_FP        (40 + 80)
+#define KD_UW_SIG_LR        0
+#define KD_UW_SIG_SP        (40 + 120)
+#define KD_UW_SIG_PC        (40 + 128)
+#define KD_UW_RA_MASK       0xffffffffffffffffULL
+#endif
+
+/* Ends the walk of 's' for reason 'end' (enum kd_uw_end): 1. */
+static __always_inline int
+kd_uw_end(struct kd_uw_state *s, u32 end)
+{
+    s->stack.end = end;
+    return 1;
+}
+
+/* Reads the u64 of the task's user memory at 'addr' into '*v'. */
+static __always_inline bool
+kd_uw_read(u64 addr, u64 *v)
+{
+    return !bpf_probe_read_user(v, sizeof *v, (void *) addr);
+}
+
+/* The row of the table of mapping 'm' that applies at 'pc', into 'row'
+ * (left KD_UW_CFA_NONE where there is none). */
+static __always_inline void
+kd_uw_find_row(const struct kd_uw_map *m, u64 pc, struct kd_uw_row *row)
+{
+    u64 rel = pc - m->bias;
+    u64 page = (rel >> KD_UW_PAGE_SHIFT) - m->page_lo;
+    u32 off = rel & ((1 << KD_UW_PAGE_SHIFT) - 1);
+    struct kd_uw_shard *shard;
+    struct kd_uw_page *p;
+    u32 index, lo, hi;
+
+    if (page >= m->n_pages) {
+        return;
+    }
+    index = m->page_base + (u32) page;
+    p = uw_pages.lookup(&index);
+    if (!p || !p->count) {
+        return;
+    }
+    index = p->first >> KD_UW_SHARD_SHIFT;
+    shard = uw_rows.lookup(&index);
+    if (!shard) {
+        return;
+    }
+    /* The last row of the page at or before 'off': its first row is at
+     * the page's start. */
+    lo = p->first & (KD_UW_SHARD_ROWS - 1);
+    hi = lo + p->count;
+    for (int i = 0; i < KD_UW_BISECT; i++) {
+        u32 mid = lo + (hi - lo) / 2;
+        struct kd_uw_row *r;
+
+        if (lo + 1 >= hi) {
+            break;
+        }
+        r = (struct kd_uw_row *) (shard->raw
+                                  + (mid & (KD_UW_SHARD_ROWS - 1))
+                                    * sizeof *r);
+        if (r->off <= off) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    __builtin_memcpy(row, shard->raw + (lo & (KD_UW_SHARD_ROWS - 1))
+                                       * sizeof *row, sizeof *row);
+}
+
+/* The caller of a signal handler: the registers the signal interrupted,
+ * from the signal frame at the stack pointer. */
+static __always_inline int
+kd_uw_signal(struct kd_uw_state *s)
+{
+    u64 pc, sp, fp, lr = 0;
+
+    if (!kd_uw_read(s->sp + KD_UW_SIG_PC, &pc)
+        || !kd_uw_read(s->sp + KD_UW_SIG_SP, &sp)
+        || !kd_uw_read(s->sp + KD_UW_SIG_FP, &fp)
+        || (KD_UW_ARM64 && !kd_uw_read(s->sp + KD_UW_SIG_LR, &lr))) {
+        return kd_uw_end(s, KD_UW_END_READ);
+    }
+    s->pc = pc;
+    s->sp = sp;
+    s->fp = fp;
+    s->lr = lr;
+    s->exact = 1;
+    return 0;
+}
+
+/* Moves 's' from the frame at s->pc to its caller's by 'row': 0, or 1
+ * when the walk is over (s->stack.end says why). */
+static __always_inline int
+kd_uw_caller(struct kd_uw_state *s, const struct kd_uw_row *row, bool cfi)
+{
+    u64 cfa, ra = 0, fp = s->fp;
+    u8 fp_rule = row->regs & 0xf;
+    bool ra_in_lr = (row->regs >> 4) == KD_UW_RA_LR;
+    s32 ra_off = row->ra_off;
+
+    switch (row->cfa) {
+    case KD_UW_CFA_SP:
+        cfa = s->sp + row->cfa_off;
+        break;
+    case KD_UW_CFA_FP:
+        if (!s->fp) {
+            return kd_uw_end(s, KD_UW_END_BAD_FRAME);
+        }
+        cfa = s->fp + row->cfa_off;
+        break;
+    case KD_UW_CFA_PLT:
+        cfa = s->sp + 8 + ((s->pc & 15) >= (u32) row->cfa_off ? 8 : 0);
+        break;
+    case KD_UW_CFA_SIGNAL:
+        return kd_uw_signal(s);
+    case KD_UW_CFA_END:
+        return 1;
+    default:
+        /* No CFI here.  In a mapping without tables (code made at run
+         * time, a file without CFI), the frame pointer: the caller's FP
+         * and the return address are saved at FP, the CFA above them.  In
+         * one with tables, the FP need not be one: cut. */
+        if (cfi || !s->fp || s->fp < s->sp) {
+            return kd_uw_end(s, KD_UW_END_NO_CFI);
+        }
+        cfa = s->fp + 16;
+        fp_rule = KD_UW_FP_AT;
+        ra_in_lr = false;
+        ra_off = -8;
+        if (!kd_uw_read(s->fp, &fp)) {
+            return kd_uw_end(s, KD_UW_END_READ);
+        }
+        break;
+    }
+    /* The stack grows down: a caller's frame is above (on arm64, a leaf
+     * that saved nothing may share its caller's). */
+    if (cfa < s->sp || (cfa == s->sp && !ra_in_lr)) {
+        return kd_uw_end(s, KD_UW_END_BAD_FRAME);
+    }
+    if (ra_in_lr) {
+        /* Valid in the first frame, or after a signal frame, only. */
+        if (!s->exact || !s->lr) {
+            return kd_uw_end(s, KD_UW_END_BAD_FRAME);
+        }
+        ra = s->lr;
+    } else if (!kd_uw_read(cfa + ra_off, &ra)) {
+        return kd_uw_end(s, KD_UW_END_READ);
+    }
+    if (fp_rule == KD_UW_FP_AT && row->cfa != KD_UW_CFA_NONE
+        && !kd_uw_read(cfa + row->fp_off, &fp)) {
+        return kd_uw_end(s, KD_UW_END_READ);
+    }
+    if (fp_rule == KD_UW_FP_LOST) {
+        fp = 0;
+    }
+    s->pc = ra & KD_UW_RA_MASK;
+    s->sp = cfa;
+    s->fp = fp;
+    s->lr = 0;
+    s->exact = 0;
+    return 0;
+}
+
+/* One frame: keeps s->pc and moves to its caller.  Returns 0, or 1 when
+ * the walk is over (s->stack.end says why).  An address that no mapping
+ * holds is kept only as the first frame: any other came from a rule that
+ * did not hold, and would be a made-up frame. */
+static __always_inline int
+kd_uw_step(struct kd_uw_state *s)
+{
+    struct kd_ustack *k = &s->stack;
+    struct kd_uw_map_key key = { .prefixlen = 64 };
+    struct kd_uw_row row = { .cfa = KD_UW_CFA_NONE };
+    struct kd_uw_map *m;
+    u64 pc = s->pc;
+    u64 be = __builtin_bswap64(pc);
+    u32 n = k->len;
+
+    if (!pc) {
+        return 1;
+    }
+    __builtin_memcpy(key.addr, &be, sizeof key.addr);
+    m = uw_maps.lookup(&key);
+    if (!m && n) {
+        counters.increment(KD_COUNTER_UNWIND_NO_MAP);
+        return kd_uw_end(s, KD_UW_END_NO_MAP);
+    }
+    if (n >= KD_UW_DEPTH) {
+        return kd_uw_end(s, KD_UW_END_DEPTH);
+    }
+    k->pcs[n & KD_UW_DEPTH] = pc;
+    k->len = n + 1;
+    k->hash = (k->hash ^ pc) * 0x100000001b3ULL;
+    k->hash ^= k->hash >> 29;
+    if (!m) {
+        counters.increment(KD_COUNTER_UNWIND_NO_MAP);
+        return kd_uw_end(s, KD_UW_END_NO_MAP);
+    }
+    if (m->n_pages) {
+        /* A return address may follow a call that ends its function. */
+        kd_uw_find_row(m, s->exact ? pc : pc - 1, &row);
+    }
+    return kd_uw_caller(s, &row, m->n_pages != 0);
+}
+
+/* The stack of 's' whole: its hash, and its id in a map of 'ids'
+ * entries (a power of two): the bucket the hash falls in, as a stack
+ * map's. */
+static __always_inline u32
+kd_uw_id(struct kd_uw_state *s, u32 ids)
+{
+    struct kd_ustack *k = &s->stack;
+
+    k->hash = (k->hash ^ (k->len | ((u64) k->end << 32))) * 0x100000001b3ULL;
+    k->hash ^= k->hash >> 32;
+    return k->hash & (ids - 1);
+}
+
+/* The id under which the stack of 's' is kept, 'old' being what that
+ * bucket holds: -EEXIST when another stack took it (lost, as in a stack
+ * map). */
+static __always_inline s32
+kd_uw_kept(const struct kd_uw_state *s, const struct kd_ustack *old, u32 id)
+{
+    return old && old->hash == s->stack.hash ? (s32) id : -17;
+}
+
+#if KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
+/* Keeps the stack of 's' in user_stack_traces: returns its id. */
+static __always_inline s32
+kd_uw_keep_event(struct kd_uw_state *s)
+{
+    u32 id = kd_uw_id(s, KD_STACK_TRACES_IDS);
+    struct kd_ustack *old = user_stack_traces.lookup(&id);
+
+    if (!old) {
+        user_stack_traces.insert(&id, &s->stack);
+        old = user_stack_traces.lookup(&id);
+    }
+    return kd_uw_kept(s, old, id);
+}
+#endif
+
+#if KD_WITH_PROFILE || KD_WITH_BLOCKED
+/* Keeps the stack of 's' in profile_user_stacks: returns its id. */
+static __always_inline s32
+kd_uw_keep_profile(struct kd_uw_state *s)
+{
+    u32 id = kd_uw_id(s, KD_PROFILE_STACKS_IDS);
+    struct kd_ustack *old = profile_user_stacks.lookup(&id);
+
+    if (!old) {
+        profile_user_stacks.insert(&id, &s->stack);
+        old = profile_user_stacks.lookup(&id);
+    }
+    return kd_uw_kept(s, old, id);
+}
+#endif
+
+/* The walk of 's', in 'slot', is over: keeps its stack and does what the
+ * program that began it left to do. */
+static __always_inline int
+kd_uw_done(struct kd_uw_state *s, u32 slot)
+{
+    u32 end = s->stack.end < KD_UW_N_ENDS ? s->stack.end : KD_UW_END_DEPTH;
+    s32 id = -1;
+
+    s->pending = 0;
+    uw_ends.increment(end);
+#if KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
+    if (slot == KD_UW_SLOT_SYSCALL) {
+        struct kd_event *event;
+
+        if (s->stack.len) {
+            id = kd_uw_keep_event(s);
+        }
+        event = events.ringbuf_reserve(sizeof *event);
+        if (!event) {
+            counters.increment(KD_COUNTER_EVENTS_DROPPED);
+            return 0;
+        }
+        __builtin_memcpy(event, &s->event, sizeof *event);
+        event->user_stack_id = id;
+        events.ringbuf_submit(event, kd_rb_wakeup_flags());
+        return 0;
+    }
+#endif
+#if KD_WITH_PROFILE || KD_WITH_BLOCKED
+    if (s->stack.len) {
+        id = kd_uw_keep_profile(s);
+    }
+#endif
+#if KD_WITH_PROFILE
+    if (slot == KD_UW_SLOT_PROFILE) {
+        s->key.user_stack_id = id;
+        kd_profile_count(&s->key);
+        return 0;
+    }
+#endif
+#if KD_WITH_BLOCKED
+    if (slot == KD_UW_SLOT_SLEEP || slot == KD_UW_SLOT_WAKER) {
+        u32 tid = s->tid;
+        struct kd_tstate_gap *g = (struct kd_tstate_gap *) tstate.lookup(&tid);
+
+        if (g && slot == KD_UW_SLOT_SLEEP) {
+            g->block.user_stack_id = id;
+        } else if (g) {
+            g->block.waker_user_stack_id = id;
+        }
+    }
+#endif
+    return 0;
+}
+
+/* The unwinder of 'slot': KD_UW_FRAMES frames.  Returns true when it
+ * must run again, for more (the caller tail-calls it: each kind of
+ * program has its own program array, and none may name another's); else
+ * the walk is over, and done. */
+static __always_inline bool
+kd_uw_run(u32 slot)
+{
+    struct kd_uw_state *s = uw_state.lookup(&slot);
+
+    if (!s || !s->pending) {
+        return false;
+    }
+    for (int i = 0; i < KD_UW_FRAMES; i++) {
+        if (kd_uw_step(s)) {
+            kd_uw_done(s, slot);
+            return false;
+        }
+    }
+    if (s->calls < KD_UW_CALLS) {
+        s->calls++;
+        return true;
+    }
+    kd_uw_end(s, KD_UW_END_DEPTH);
+    kd_uw_done(s, slot);
+    return false;
+}
+
+/* Whether a walk is under way in 'slot': the program that began it
+ * tail-calls its unwinder as its last step. */
+static __always_inline bool
+kd_uw_pending(u32 slot)
+{
+    struct kd_uw_state *s = uw_state.lookup(&slot);
+
+    return s && s->pending;
+}
+
+/* The tail call to the unwinder of 'slot' failed: the walk ends there
+ * (before any frame: no stack), the rest is done all the same. */
+static __always_inline void
+kd_uw_failed(u32 slot)
+{
+    struct kd_uw_state *s = uw_state.lookup(&slot);
+
+    if (s && s->pending) {
+        if (!s->calls) {
+            s->stack.len = 0;
+        }
+        kd_uw_end(s, s->calls ? KD_UW_END_DEPTH : KD_UW_END_NO_REGS);
+        kd_uw_done(s, slot);
+    }
+}
+
+#if KD_WITH_PROFILE
+int
+kd_uw_profile(struct bpf_perf_event_data *ctx)
+{
+    if (kd_uw_run(KD_UW_SLOT_PROFILE)) {
+        uw_perf_progs.call(ctx, 0);
+        kd_uw_failed(KD_UW_SLOT_PROFILE);
+    }
+    return 0;
+}
+#endif
+
+#if KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
+int
+kd_uw_syscall(struct bpf_raw_tracepoint_args *ctx)
+{
+    if (kd_uw_run(KD_UW_SLOT_SYSCALL)) {
+        uw_progs.call(ctx, KD_UW_SLOT_SYSCALL);
+        kd_uw_failed(KD_UW_SLOT_SYSCALL);
+    }
+    return 0;
+}
+#endif
+
+#if KD_WITH_BLOCKED
+int
+kd_uw_sleep(struct bpf_raw_tracepoint_args *ctx)
+{
+    if (kd_uw_run(KD_UW_SLOT_SLEEP)) {
+        uw_progs.call(ctx, KD_UW_SLOT_SLEEP);
+        kd_uw_failed(KD_UW_SLOT_SLEEP);
+    }
+    return 0;
+}
+
+int
+kd_uw_waker(struct bpf_raw_tracepoint_args *ctx)
+{
+    if (kd_uw_run(KD_UW_SLOT_WAKER)) {
+        uw_progs.call(ctx, KD_UW_SLOT_WAKER);
+        kd_uw_failed(KD_UW_SLOT_WAKER);
+    }
+    return 0;
+}
+#endif
 #endif

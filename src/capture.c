@@ -203,6 +203,96 @@ kd_capture_check_upcalls(struct kd_capture *c)
     }
 }
 
+/* User stacks unwound from the CFI need the target's tables: built here,
+ * before the program, which is sized for them.  Without them (the
+ * target's mappings cannot be read), frame pointers, as a note says. */
+static void
+kd_capture_unwind_tables(struct kd_capture *c,
+                         const struct kd_options *options)
+{
+    struct kd_unwind_stats st;
+    char *error = NULL;
+
+    if (!c->needs.unwind) {
+        return;
+    }
+    if (kd_unwind_create(&c->unwind, c->tgid,
+                         (size_t) options->unwind_mib << 20, &error)) {
+        fprintf(stderr, "kernel_delay: note: user stacks through frame "
+                "pointers: %s\n", error);
+        free(error);
+        c->needs.unwind = false;
+        return;
+    }
+    if (options->debug) {
+        kd_unwind_stats(c->unwind, &st);
+        fprintf(stderr, "kernel_delay: unwind tables: %zu mappings, %zu "
+                "files (%zu without CFI, %zu left out), %zu rows of %zu, "
+                "%zu pages, built in %.3f s\n", st.mappings, st.files,
+                st.files_no_cfi, st.files_full, st.rows, st.rows_max,
+                st.pages, st.build_ns / 1e9);
+    }
+}
+
+/* Loads the unwinders into the program arrays their callers tail-call,
+ * and fills the tables' maps.  Before the callers are attached: until
+ * then, a caller's tail call would find no unwinder. */
+static int
+kd_capture_load_unwind(struct kd_capture *c,
+                       const struct kd_options *options, char **error)
+{
+    static const struct {
+        const char *func;
+        uint32_t slot;
+        bool perf;
+        size_t need;
+    } unwinders[] = {
+        { "kd_uw_profile", 0, true, offsetof(struct kd_needs, profile) },
+        { "kd_uw_syscall", 1, false, offsetof(struct kd_needs, stacks) },
+        { "kd_uw_sleep", 2, false, offsetof(struct kd_needs, blocked) },
+        { "kd_uw_waker", 3, false, offsetof(struct kd_needs, blocked) },
+    };
+    struct kd_unwind_stats st;
+    int err = 0;
+
+    if (!c->unwind) {
+        return 0;
+    }
+    for (size_t i = 0; !err && i < KD_ARRAY_SIZE(unwinders); i++) {
+        const char *array = unwinders[i].perf ? "uw_perf_progs" : "uw_progs";
+        uint32_t key = unwinders[i].perf ? 0 : unwinders[i].slot;
+        int fd;
+
+        if (!*(const bool *) ((const char *) &c->needs
+                              + unwinders[i].need)) {
+            continue;
+        }
+        err = kd_program_load(&c->prog, unwinders[i].func,
+                              unwinders[i].perf ? BPF_PROG_TYPE_PERF_EVENT
+                                                : BPF_PROG_TYPE_RAW_TRACEPOINT,
+                              options->debug, &fd, error);
+        if (!err
+            && bpf_map_update_elem(kd_program_map_fd(&c->prog, array), &key,
+                                   &fd, 0)) {
+            err = errno;
+            *error = kd_xasprintf("Failed to set the unwinder %s: %s",
+                                  unwinders[i].func, strerror(err));
+        }
+    }
+    if (!err) {
+        err = kd_unwind_load(c->unwind,
+                             kd_program_map_fd(&c->prog, "uw_maps"),
+                             kd_program_map_fd(&c->prog, "uw_pages"),
+                             kd_program_map_fd(&c->prog, "uw_rows"), error);
+    }
+    if (!err && options->debug) {
+        kd_unwind_stats(c->unwind, &st);
+        fprintf(stderr, "kernel_delay: unwind tables loaded: %.1f MiB of "
+                "kernel memory\n", st.kernel_bytes / 1048576.0);
+    }
+    return err;
+}
+
 /* Builds the program's text for this kernel, the options and the hooks'
  * code into '*text'.  Returns 0 or a positive errno with '*error'. */
 static int
@@ -210,6 +300,7 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
                  struct kd_hook *hooks[2], char **text, char **error)
 {
     struct kd_ds prefix = KD_DS_EMPTY_INITIALIZER;
+    struct kd_source_unwind unwind;
     struct kd_layout layout;
     int err;
 
@@ -238,7 +329,12 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
         }
     }
     kd_capture_check_upcalls(c);
+    kd_capture_unwind_tables(c, options);
+    if (c->unwind) {
+        kd_unwind_sizes(c->unwind, &unwind);
+    }
     err = kd_source_build(options, &c->needs, c->tgid, &layout,
+                          c->unwind ? &unwind : NULL,
                           prefix.length ? kd_ds_cstr(&prefix) : NULL,
                           text, error);
     kd_ds_destroy(&prefix);
@@ -293,8 +389,11 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
     int err;
 
     clock_gettime(CLOCK_MONOTONIC, &start);
-    err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
-                                            error);
+    err = kd_capture_load_unwind(c, options, error);
+    if (!err) {
+        err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
+                                                error);
+    }
     for (size_t i = 0; !err && i < 2; i++) {
         if (hooks[i]) {
             err = kd_hook_attach(hooks[i], &c->prog, options->debug, error);
@@ -707,6 +806,7 @@ kd_capture_close(struct kd_capture *c)
         kd_events_close(&c->events);
     }
     kd_program_close(&c->prog);
+    kd_unwind_destroy(c->unwind);
     free(c->upcall_module);
     free(c->misses_seen);
     free(c->profile_unheld);

@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "program.h"
+#include "unwind.h"
 
 struct kd_capture {
     struct kd_program prog;
@@ -43,6 +44,12 @@ struct kd_capture {
     /* --profile-hz: the stacks that no interval held at the last
      * kd_capture_profile_sweep() and that it left, by id (1 each). */
     uint8_t *profile_unheld;
+
+    /* The unwind tables of user stacks (needs.unwind), and the count of
+     * walks that met an address in no mapping, when last looked at. */
+    struct kd_unwind *unwind;
+    uint64_t unwind_no_map;
+    uint64_t uw_ends_seen[KD_UW_N_ENDS];
 };
 
 /* A thread's tstate entry in --long-poll-events mode, with its TID. */

@@ -23,21 +23,34 @@
  * its regs_return_value() reads it: a member name and, for arrays, the
  * element's index (and, for the headers, the same as a member
  * designator). */
+/* And the user registers an unwinder starts from (KD_PT_REGS_UW: the
+ * program counter, the stack pointer, the frame pointer and the link
+ * register, as members and indexes, then as designators; x86_64 has no
+ * link register, s390x no unwinder). */
 #if defined(__x86_64__)
 #define KD_PT_REGS_SYSCALL_NR "orig_ax"
 #define KD_PT_REGS_RC "ax"
 #define KD_PT_REGS_RC_INDEX 0
 #define KD_PT_REGS_RC_EXPR "ax"
+#define KD_PT_REGS_UW(PC, SP, FP, LR)                                   \
+    PC("ip", 0, "ip") SP("sp", 0, "sp") FP("bp", 0, "bp")                \
+    LR("ip", 0, "ip")
 #elif defined(__aarch64__)
 #define KD_PT_REGS_SYSCALL_NR "syscallno"
 #define KD_PT_REGS_RC "regs"
 #define KD_PT_REGS_RC_INDEX 0
 #define KD_PT_REGS_RC_EXPR "regs[0]"
+#define KD_PT_REGS_UW(PC, SP, FP, LR)                                   \
+    PC("pc", 0, "pc") SP("sp", 0, "sp") FP("regs", 29, "regs[29]")       \
+    LR("regs", 30, "regs[30]")
 #elif defined(__s390x__)
 #define KD_PT_REGS_SYSCALL_NR "int_code"
 #define KD_PT_REGS_RC "gprs"
 #define KD_PT_REGS_RC_INDEX 2
 #define KD_PT_REGS_RC_EXPR "gprs[2]"
+#define KD_PT_REGS_UW(PC, SP, FP, LR)                                   \
+    PC("gprs", 2, "gprs[2]") SP("gprs", 2, "gprs[2]")                    \
+    FP("gprs", 2, "gprs[2]") LR("gprs", 2, "gprs[2]")
 #else
 #error "kernel_delay does not know this architecture's struct pt_regs"
 #endif
@@ -112,6 +125,13 @@ static const struct kd_layout_member kd_layout_members[] = {
       offsetof(struct kd_layout, syscall_nr), 0 },
     { "pt_regs", KD_PT_REGS_RC, offsetof(struct kd_layout, regs_rc),
       KD_PT_REGS_RC_INDEX },
+#define KD_UW_MEMBER(FIELD, MEMBER, INDEX, EXPR) \
+    { "pt_regs", MEMBER, offsetof(struct kd_layout, FIELD), INDEX },
+#define KD_UW_PC(...) KD_UW_MEMBER(regs_pc, __VA_ARGS__)
+#define KD_UW_SP(...) KD_UW_MEMBER(regs_sp, __VA_ARGS__)
+#define KD_UW_FP(...) KD_UW_MEMBER(regs_fp, __VA_ARGS__)
+#define KD_UW_LR(...) KD_UW_MEMBER(regs_lr, __VA_ARGS__)
+    KD_PT_REGS_UW(KD_UW_PC, KD_UW_SP, KD_UW_FP, KD_UW_LR)
 };
 
 /* The offset of the task's CPU number in task_struct, into '*offset'. */
@@ -308,6 +328,15 @@ kd_layout_from_headers(struct kd_layout *layout)
              "sizeof(((struct pt_regs *) 0)->%s)", KD_PT_REGS_SYSCALL_NR);
     snprintf(layout->regs_rc, sizeof layout->regs_rc,
              "offsetof(struct pt_regs, %s)", KD_PT_REGS_RC_EXPR);
+#define KD_UW_EXPR(FIELD, MEMBER, INDEX, EXPR)                          \
+    snprintf(layout->FIELD, sizeof layout->FIELD,                       \
+             "offsetof(struct pt_regs, %s)", EXPR);
+#define KD_UW_PC_EXPR(...) KD_UW_EXPR(regs_pc, __VA_ARGS__)
+#define KD_UW_SP_EXPR(...) KD_UW_EXPR(regs_sp, __VA_ARGS__)
+#define KD_UW_FP_EXPR(...) KD_UW_EXPR(regs_fp, __VA_ARGS__)
+#define KD_UW_LR_EXPR(...) KD_UW_EXPR(regs_lr, __VA_ARGS__)
+    KD_PT_REGS_UW(KD_UW_PC_EXPR, KD_UW_SP_EXPR, KD_UW_FP_EXPR,
+                  KD_UW_LR_EXPR)
 }
 
 int

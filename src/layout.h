@@ -41,6 +41,10 @@ struct kd_layout {
                                                  * orig_ax) or 4 (arm64's
                                                  * s32 syscallno). */
     char regs_rc[KD_LAYOUT_EXPR_SIZE];      /* Return value in pt_regs. */
+    char regs_pc[KD_LAYOUT_EXPR_SIZE];      /* The user registers an */
+    char regs_sp[KD_LAYOUT_EXPR_SIZE];      /* unwinder starts from, in */
+    char regs_fp[KD_LAYOUT_EXPR_SIZE];      /* pt_regs (the link */
+    char regs_lr[KD_LAYOUT_EXPR_SIZE];      /* register: arm64's). */
 };
 
 /* Fills 'layout' from the running kernel's BTF, or, when the kernel has

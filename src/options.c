@@ -40,6 +40,7 @@ const struct kd_options kd_options_defaults = {
     .max_threads = 8192,
     .long_poll = false,
     .long_poll_ns = KD_LONG_POLL_DEFAULT_NS,
+    .unwind_mib = KD_UNWIND_DEFAULT_MIB,
 };
 
 enum kd_option_arg {
@@ -289,6 +290,19 @@ static const struct kd_option_def kd_option_defs[] = {
                 "interval's stacks to FILE in the folded format of\n"
                 "flame graph tools",
     }, {
+        .long_name = "frame-pointers",
+        KD_SETS(frame_pointers),
+        .help = "Walk user stacks through frame pointers, as the\n"
+                "reference does, instead of unwinding them from\n"
+                "each mapping's call frame information (CFI)",
+    }, {
+        .long_name = "unwind-memory",
+        .arg = KD_ARG_REQUIRED, .metavar = "MIB",
+        KD_UINT(unwind_mib, 1, KD_MAX_UNWIND_MIB),
+        .help = "The most kernel memory the tables that unwind\n"
+                "user stacks may take, in MiB (1 to 4096, default\n"
+                "64)",
+    }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
         .help = "show the program's version, the libbcc and libbpf\n"
@@ -337,6 +351,8 @@ kd_options_needs(const struct kd_options *o)
     needs.profile = o->profile_hz > 0 && o->stack_trace_size > 0;
     needs.profile_hz = needs.profile ? o->profile_hz : 0;
     needs.blocked = o->off_cpu && o->stack_trace_size > 0;
+    needs.unwind = (needs.stacks || needs.profile || needs.blocked)
+                   && !o->frame_pointers;
     needs.stats = !o->long_poll;
     /* --off-cpu follows the sleeps the accounts see. */
     needs.acct = o->long_poll || o->summary || o->json || needs.blocked;

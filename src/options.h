@@ -48,6 +48,8 @@ struct kd_options {
     unsigned int profile_hz;        /* --profile-hz: 0 is off. */
     bool off_cpu;                   /* --off-cpu. */
     const char *folded;             /* --folded: the file, or NULL. */
+    bool frame_pointers;            /* --frame-pointers. */
+    unsigned int unwind_mib;        /* --unwind-memory. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };
@@ -63,6 +65,8 @@ extern const struct kd_options kd_options_defaults;
 #define KD_MIN_MAX_THREADS    64u
 #define KD_MAX_MAX_THREADS    (1u << 20)
 #define KD_MAX_PROFILE_HZ     10000u
+#define KD_MAX_UNWIND_MIB     4096u
+#define KD_UNWIND_DEFAULT_MIB 64u
 
 /* --long-poll-events without a value: OVS's own threshold for its
  * "Unreasonably long poll interval" warning, 1 s. */
@@ -104,6 +108,9 @@ struct kd_needs {
     unsigned int profile_hz;    /* Its rate, when 'profile'. */
     bool blocked;           /* Where their threads slept, and who woke
                              * them (--off-cpu). */
+    bool unwind;            /* The user stacks of these (-s, --profile-hz,
+                             * --off-cpu) unwound from the CFI (not with
+                             * --frame-pointers). */
     bool upcalls;           /* Upcall statistics (not with
                              * --skip-upcall-stats, nor
                              * --long-poll-events), if the kernel can

@@ -278,9 +278,10 @@ struct kd_profile_counts {
 
 /* The stacks of the profile's map, for kd_stacks_resolve(). */
 static size_t
-kd_sampler_read_stack(void *capture, int32_t id, uint64_t *ips)
+kd_sampler_read_stack(void *capture, int32_t id, bool user, uint64_t *ips,
+                      uint32_t *end)
 {
-    return kd_stackmaps_profile_stack(capture, id, ips);
+    return kd_stackmaps_stack(capture, true, id, user, ips, end);
 }
 
 /* Gives 'gap', decoded from 'ev', its on-CPU profile and where it slept,

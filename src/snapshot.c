@@ -32,45 +32,45 @@ kd_event_cmp(const void *a_, const void *b_)
 }
 
 /* Reads stack 'id' (of the kernel when 'kernel') once into '*stacks' (of
- * '*n', indexed by id), from the stack map of -s or, with 'profile', of
- * --profile-hz and --off-cpu. */
+ * '*n'), from the stack maps of -s or, with 'profile', of --profile-hz and
+ * --off-cpu: a kernel stack at index 'id', a user stack at 'user_base' +
+ * 'id' (its index in '*index' if not NULL). */
 static void
 kd_snapshot_read_stack(struct kd_stack **stacks, size_t *n_stacks,
                        struct kd_capture *capture, int32_t id, bool kernel,
-                       bool profile)
+                       bool profile, size_t user_base, int32_t *index)
 {
     uint64_t ips[KD_STACK_DEPTH];
     struct kd_stack *stack;
+    size_t i;
 
+    if (index) {
+        *index = -1;
+    }
     if (id < 0) {
         return;
     }
-    if ((size_t) id >= *n_stacks) {
-        size_t n = *n_stacks * 2 > (size_t) id ? *n_stacks * 2
-                                                : (size_t) id + 1;
+    i = (size_t) id + (kernel ? 0 : user_base);
+    if (index) {
+        *index = i;
+    }
+    if (i >= *n_stacks) {
+        size_t n = *n_stacks * 2 > i ? *n_stacks * 2 : i + 1;
 
         *stacks = kd_xreallocarray(*stacks, n, sizeof **stacks);
         memset(&(*stacks)[*n_stacks], 0, (n - *n_stacks) * sizeof **stacks);
         *n_stacks = n;
     }
-    stack = &(*stacks)[id];
+    stack = &(*stacks)[i];
     if (stack->taken) {
         return;
     }
     stack->taken = true;
     stack->kernel = kernel;
-    stack->n_ips = profile ? kd_stackmaps_profile_stack(capture, id, ips)
-                           : kd_stackmaps_stack(capture, id, ips);
+    stack->n_ips = kd_stackmaps_stack(capture, profile, id, !kernel, ips,
+                                      &stack->end);
     stack->ips = kd_xcalloc(stack->n_ips ? stack->n_ips : 1, sizeof *ips);
     memcpy(stack->ips, ips, stack->n_ips * sizeof *ips);
-}
-
-static void
-kd_snapshot_take_stack(struct kd_snapshot *snap, struct kd_capture *capture,
-                       int32_t id, bool kernel)
-{
-    kd_snapshot_read_stack(&snap->stacks, &snap->n_stacks, capture, id,
-                           kernel, false);
 }
 
 /* --profile-hz, --off-cpu: the sample's counts and their stacks, unless
@@ -82,9 +82,10 @@ kd_snapshot_take_profile(struct kd_snapshot *snap,
 {
     int err = 0;
 
+    snap->profile_user_base = kd_stackmaps_user_base(capture, true);
     if (!skipped) {
-        err = kd_stackmaps_counts(capture, &snap->counts,
-                                        &snap->n_counts, error);
+        err = kd_stackmaps_counts(capture, &snap->counts, &snap->n_counts,
+                                  error);
     }
     for (size_t i = 0; !err && i < snap->n_counts; i++) {
         const struct kd_profile_key *k = &snap->counts[i].key;
@@ -96,7 +97,8 @@ kd_snapshot_take_profile(struct kd_snapshot *snap,
         for (size_t j = 0; j < KD_ARRAY_SIZE(ids); j++) {
             kd_snapshot_read_stack(&snap->profile_stacks,
                                    &snap->n_profile_stacks, capture, ids[j],
-                                   !(j & 1), true);
+                                   !(j & 1), true, snap->profile_user_base,
+                                   NULL);
         }
     }
     if (!err) {
@@ -115,6 +117,7 @@ kd_snapshot_take_events(struct kd_snapshot *snap,
                         struct kd_capture *capture)
 {
     const struct kd_event_state *ev = kd_capture_event_state(capture);
+    size_t user_base = kd_stackmaps_user_base(capture, false);
 
     snap->events = kd_xcalloc(ev->n_syscalls, sizeof *snap->events);
     snap->n_events = ev->n_syscalls;
@@ -126,12 +129,19 @@ kd_snapshot_take_events(struct kd_snapshot *snap,
             .syscall = e->syscall,
             .entry_ns = e->entry_ts,
             .exit_ns = e->exit_ts,
-            .kernel_stack_id = snap->with_stacks ? e->kernel_stack_id : -1,
-            .user_stack_id = snap->with_stacks ? e->user_stack_id : -1,
+            .kernel_stack_id = -1,
+            .user_stack_id = -1,
         };
+        /* The events keep the stacks' indexes in snap->stacks. */
         if (snap->with_stacks) {
-            kd_snapshot_take_stack(snap, capture, e->kernel_stack_id, true);
-            kd_snapshot_take_stack(snap, capture, e->user_stack_id, false);
+            struct kd_snapshot_event *s = &snap->events[i];
+
+            kd_snapshot_read_stack(&snap->stacks, &snap->n_stacks, capture,
+                                   e->kernel_stack_id, true, false,
+                                   user_base, &s->kernel_stack_id);
+            kd_snapshot_read_stack(&snap->stacks, &snap->n_stacks, capture,
+                                   e->user_stack_id, false, false,
+                                   user_base, &s->user_stack_id);
         }
     }
     qsort(snap->events, snap->n_events, sizeof *snap->events, kd_event_cmp);
@@ -234,16 +244,20 @@ kd_snapshot_event_name(struct kd_snapshot *snap, uint32_t **tids,
 static void
 kd_snapshot_resolve_stack(struct kd_stack *stack, struct kd_symbols *symbols)
 {
-    stack->frames = kd_xcalloc(stack->n_ips, sizeof *stack->frames);
-    for (size_t i = 0; i < stack->n_ips; i++) {
-        char frame[512];
+    char frame[512];
 
+    stack->frames = kd_xcalloc(stack->n_ips + 1, sizeof *stack->frames);
+    for (size_t i = 0; i < stack->n_ips; i++) {
         kd_symbols_format(symbols, stack->kernel, stack->ips[i], frame,
                           sizeof frame);
         if (stack->kernel && !stack->n_frames
             && kd_frame_is_tracing(frame)) {
             continue;
         }
+        stack->frames[stack->n_frames++] = kd_xstrdup(frame);
+    }
+    if (stack->n_ips && kd_stacks_cut_frame(stack->end, frame,
+                                            sizeof frame)) {
         stack->frames[stack->n_frames++] = kd_xstrdup(frame);
     }
 }
@@ -285,18 +299,22 @@ kd_snapshot_resolve_events(struct kd_snapshot *snap,
     kd_symbols_destroy(&symbols);
 }
 
-/* The stacks of the profile's map as the sample read them. */
+/* The stacks of the profile's maps as the sample read them. */
 static size_t
-kd_snapshot_profile_stack(void *snap_, int32_t id, uint64_t *ips)
+kd_snapshot_profile_stack(void *snap_, int32_t id, bool user, uint64_t *ips,
+                          uint32_t *end)
 {
     const struct kd_snapshot *snap = snap_;
     const struct kd_stack *stack;
+    size_t i = (size_t) id + (user ? snap->profile_user_base : 0);
 
-    if (id < 0 || (size_t) id >= snap->n_profile_stacks) {
+    *end = KD_UW_END_WHOLE;
+    if (id < 0 || i >= snap->n_profile_stacks) {
         return 0;
     }
-    stack = &snap->profile_stacks[id];
+    stack = &snap->profile_stacks[i];
     memcpy(ips, stack->ips, stack->n_ips * sizeof *ips);
+    *end = stack->end;
     return stack->n_ips;
 }
 

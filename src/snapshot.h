@@ -52,6 +52,9 @@ kd_window_ns(const struct kd_window *w)
 struct kd_stack {
     bool taken;                 /* Read from the stack map. */
     bool kernel;
+    uint32_t end;               /* How its walk ended (enum kd_uw_end):
+                                 * cut short, it ends with a frame that
+                                 * says so. */
     uint64_t *ips;
     size_t n_ips;
     char **frames;              /* NULL until resolved. */
@@ -96,7 +99,8 @@ struct kd_snapshot {
     size_t n_events;
     char **names;               /* The events' thread names. */
     size_t n_names;
-    struct kd_stack *stacks;    /* Indexed by stack id. */
+    struct kd_stack *stacks;    /* The kernel stacks by id, then the user
+                                 * stacks (the events hold the indexes). */
     size_t n_stacks;
 
     /* --profile-hz and --off-cpu: the sample's counts (read, then the maps
@@ -108,8 +112,11 @@ struct kd_snapshot {
     bool off_cpu;
     struct kd_profile_count *counts;
     size_t n_counts;
-    struct kd_stack *profile_stacks;
+    struct kd_stack *profile_stacks;    /* The kernel stacks by id, then
+                                         * the user stacks by id from
+                                         * 'profile_user_base'. */
     size_t n_profile_stacks;
+    size_t profile_user_base;
     struct kd_gap *thread_stacks;
 
     /* What the capture lost during the sample (map entries not reported

@@ -37,6 +37,7 @@ struct kd_source_numbers {
     char tgid[16], poll[16], threads[16], syscalls[16], irqs[16];
     char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
     char cpus[16], ran[16], long_poll[32], profile_stacks[16];
+    char stack_ids[16], profile_stack_ids[16];
 };
 
 static void
@@ -69,19 +70,29 @@ kd_source_numbers_init(struct kd_source_numbers *n,
     snprintf(n->ran, sizeof n->ran, "%u", threads * KD_RAN_PER_THREAD);
     snprintf(n->profile_stacks, sizeof n->profile_stacks, "%u",
              options->stack_trace_size ? options->stack_trace_size : 1);
+    snprintf(n->stack_ids, sizeof n->stack_ids, "%u",
+             kd_next_power_of_two(options->stack_trace_size));
+    snprintf(n->profile_stack_ids, sizeof n->profile_stack_ids, "%u",
+             kd_next_power_of_two(options->stack_trace_size));
 }
 
 int
 kd_source_build(const struct kd_options *options,
                 const struct kd_needs *needs, unsigned int tgid,
-                const struct kd_layout *layout, const char *prefix,
+                const struct kd_layout *layout,
+                const struct kd_source_unwind *unwind, const char *prefix,
                 char **text, char **error)
 {
     struct kd_source_numbers n;
+    char uw_maps[16], uw_pages[16], uw_shards[16];
     char *body;
     int err;
 
     kd_source_numbers_init(&n, options, tgid);
+    snprintf(uw_maps, sizeof uw_maps, "%u", unwind ? unwind->maps : 1);
+    snprintf(uw_pages, sizeof uw_pages, "%u", unwind ? unwind->pages : 1);
+    snprintf(uw_shards, sizeof uw_shards, "%u",
+             unwind ? unwind->shards : 1);
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
         { "ABI", kd_bpf_abi },
@@ -126,6 +137,21 @@ kd_source_build(const struct kd_options *options,
         { "WITH_PROFILE", needs->profile ? "1" : "0" },
         { "WITH_BLOCKED", needs->blocked ? "1" : "0" },
         { "PROFILE_STACKS", n.profile_stacks },
+        { "STACK_TRACE_IDS", n.stack_ids },
+        { "PROFILE_STACK_IDS", n.profile_stack_ids },
+        { "WITH_UNWIND", needs->unwind && unwind ? "1" : "0" },
+        { "UW_MAPS", uw_maps },
+        { "UW_PAGES", uw_pages },
+        { "UW_SHARDS", uw_shards },
+#if defined(__aarch64__)
+        { "UW_ARM64", "1" },
+#else
+        { "UW_ARM64", "0" },
+#endif
+        { "OFF_PT_REGS_PC", layout->regs_pc },
+        { "OFF_PT_REGS_SP", layout->regs_sp },
+        { "OFF_PT_REGS_FP", layout->regs_fp },
+        { "OFF_PT_REGS_LR", layout->regs_lr },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);

@@ -26,13 +26,23 @@
  * that what all CPUs leave pending fills at most a quarter of the buffer. */
 size_t kd_source_wakeup_events(unsigned int pages);
 
+/* The sizes of the maps of the unwind tables (kd_abi.h), with
+ * 'needs->unwind': entries of uw_maps, uw_pages and uw_rows. */
+struct kd_source_unwind {
+    unsigned int maps;
+    unsigned int pages;
+    unsigned int shards;
+};
+
 /* Builds the eBPF program's source for 'options', with the parts 'needs'
  * asks for (kd_options_needs(), but upcalls only if the kernel can trace
- * them), for target 'tgid' with kernel layout 'layout', after 'prefix'
- * (code the hooks need, or NULL).  Returns 0 and the text in '*text', or a
- * positive errno and '*error'. */
+ * them), for target 'tgid' with kernel layout 'layout' and unwind tables
+ * of sizes 'unwind' (NULL without), after 'prefix' (code the hooks need,
+ * or NULL).  Returns 0 and the text in '*text', or a positive errno and
+ * '*error'. */
 int kd_source_build(const struct kd_options *, const struct kd_needs *,
                     unsigned int tgid, const struct kd_layout *,
+                    const struct kd_source_unwind *unwind,
                     const char *prefix, char **text, char **error);
 
 #endif /* source.h */

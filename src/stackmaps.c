@@ -19,18 +19,49 @@
 #include "util.h"
 #include "waiter.h"
 
-/* Reads stack 'id' of stack map 'map' into 'ips' (KD_STACK_DEPTH of
- * them), and returns how many frames it has: 0 when there is none. */
-static size_t
-kd_stackmaps_read(struct kd_capture *c, const char *map, int32_t id,
-                     uint64_t *ips)
+/* Whether the program has maps profile_counts and profile_stacks. */
+static bool
+kd_stackmaps_on(const struct kd_capture *c)
 {
-    int fd = kd_program_map_fd(&c->prog, map);
+    return c->needs.profile || c->needs.blocked;
+}
+
+/* The map of the stacks asked for, or NULL if the program has none. */
+static const char *
+kd_stackmaps_map(const struct kd_capture *c, bool profile, bool user)
+{
+    if (profile ? !kd_stackmaps_on(c) : !c->needs.stacks) {
+        return NULL;
+    }
+    if (user && c->needs.unwind) {
+        return profile ? "profile_user_stacks" : "user_stack_traces";
+    }
+    return profile ? "profile_stacks" : "stack_traces";
+}
+
+size_t
+kd_stackmaps_stack(struct kd_capture *c, bool profile, int32_t id,
+                   bool user, uint64_t *ips, uint32_t *end)
+{
+    const char *map = kd_stackmaps_map(c, profile, user);
+    int fd = map ? kd_program_map_fd(&c->prog, map) : -1;
     uint32_t key = id;
     size_t n = 0;
 
+    *end = KD_UW_END_WHOLE;
     if (id < 0 || fd < 0) {
         return 0;
+    }
+    if (user && c->needs.unwind) {
+        struct kd_ustack u;
+
+        if (kd_map_lookup(fd, &key, &u)) {
+            return 0;
+        }
+        n = u.len < KD_STACK_DEPTH ? u.len : KD_STACK_DEPTH;
+        memcpy(ips, u.pcs, n * sizeof *ips);
+        *end = u.end < KD_UW_N_ENDS ? u.end : KD_UW_END_DEPTH;
+        return n;
     }
     memset(ips, 0, KD_STACK_DEPTH * sizeof *ips);
     if (kd_map_lookup(fd, &key, ips)) {
@@ -43,23 +74,13 @@ kd_stackmaps_read(struct kd_capture *c, const char *map, int32_t id,
 }
 
 size_t
-kd_stackmaps_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
+kd_stackmaps_user_base(const struct kd_capture *c, bool profile)
 {
-    return kd_stackmaps_read(c, "stack_traces", id, ips);
-}
+    const char *map = kd_stackmaps_map(c, profile, false);
 
-/* Whether the program has maps profile_counts and profile_stacks. */
-static bool
-kd_stackmaps_on(const struct kd_capture *c)
-{
-    return c->needs.profile || c->needs.blocked;
-}
-
-size_t
-kd_stackmaps_profile_stack(struct kd_capture *c, int32_t id, uint64_t *ips)
-{
-    return kd_stackmaps_on(c)
-           ? kd_stackmaps_read(c, "profile_stacks", id, ips) : 0;
+    return map ? kd_next_power_of_two(bpf_table_max_entries(c->prog.module,
+                                                            map))
+               : 0;
 }
 
 /* How profile_counts' entries are laid out in a struct kd_profile_count
@@ -123,24 +144,45 @@ kd_interval_listed(const struct kd_interval_id *v, size_t n, uint32_t tid,
     return n && bsearch(&key, v, n, sizeof *v, kd_interval_cmp);
 }
 
-/* Marks stack 'id' held in 'held' (of 'n'). */
+/* The stacks a sweep keeps: 'v[i]' for kernel stack i, 'v[user + i]'
+ * for user stack i ('user' is 0 when both share the kernel's map, as
+ * with frame pointers), of 'n' in all. */
+struct kd_held {
+    uint8_t *v;
+    size_t n;
+    size_t user;
+};
+
+/* Marks stack 'id' (a user stack if 'user') held in 'h'. */
 static void
-kd_stack_hold(int32_t id, uint8_t *held, size_t n)
+kd_stack_hold(struct kd_held *h, int32_t id, bool user)
 {
-    if (id >= 0 && (size_t) id < n) {
-        held[id] = 1;
+    size_t i = (size_t) id + (user ? h->user : 0);
+
+    if (id >= 0 && i < h->n) {
+        h->v[i] = 1;
     }
 }
+
+/* Marks the four stacks of a count, or of a sleep, held in 'h'. */
+#define KD_STACKS_HOLD(H, S)                                \
+    do {                                                    \
+        kd_stack_hold(H, (S)->user_stack_id, true);         \
+        kd_stack_hold(H, (S)->kernel_stack_id, false);      \
+        kd_stack_hold(H, (S)->waker_user_stack_id, true);   \
+        kd_stack_hold(H, (S)->waker_kernel_stack_id, false);\
+    } while (0)
 
 /* The intervals whose counts a sweep keeps, sorted: those going on (read
  * from the tstate map, at 'read_ns'), then those that ended and wait in
  * the ring buffer (drained into the events' state after that read, so
  * that an interval that ends between the two is in one or the other).
- * The stacks of the sleeps going on are marked in 'held' (of 'n'). */
+ * The stacks of the sleeps going on are marked in 'held'. */
 static int
-kd_stackmaps_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
-                          size_t *n_kept, uint64_t *read_ns, uint8_t *held,
-                          size_t n_held, char **error)
+kd_stackmaps_kept_intervals(struct kd_capture *c,
+                            struct kd_interval_id **kept, size_t *n_kept,
+                            uint64_t *read_ns, struct kd_held *held,
+                            char **error)
 {
     struct kd_event_state *state = &c->events.state;
     struct kd_tstate_entry *v;
@@ -164,10 +206,7 @@ kd_stackmaps_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
             };
         }
         if (b->ts) {
-            kd_stack_hold(b->user_stack_id, held, n_held);
-            kd_stack_hold(b->kernel_stack_id, held, n_held);
-            kd_stack_hold(b->waker_user_stack_id, held, n_held);
-            kd_stack_hold(b->waker_kernel_stack_id, held, n_held);
+            KD_STACKS_HOLD(held, b);
         }
     }
     for (size_t i = 0; i < state->n_gaps; i++) {
@@ -180,29 +219,63 @@ kd_stackmaps_kept_intervals(struct kd_capture *c, struct kd_interval_id **kept,
     return 0;
 }
 
+/* Deletes from stack map 'name', whose ids are 'base' on in 'held' (and
+ * 'c->profile_unheld'), the stacks that no count holds and that none
+ * held at the previous sweep either. */
+static int
+kd_stackmaps_sweep_map(struct kd_capture *c, const char *name,
+                       struct kd_held *held, size_t base, size_t n,
+                       char **error)
+{
+    int fd = kd_program_map_fd(&c->prog, name);
+    uint32_t *keys = NULL;
+    size_t n_keys = 0;
+    int err;
+
+    err = kd_map_u32_keys(fd, n, &keys, &n_keys);
+    if (err) {
+        *error = kd_xasprintf("Failed to list eBPF map '%s': %s", name,
+                              strerror(err));
+        return err;
+    }
+    for (size_t i = 0; i < n_keys; i++) {
+        uint32_t id = keys[i];
+
+        if (id >= n || held->v[base + id]) {
+            continue;
+        }
+        if (c->profile_unheld[base + id]) {
+            kd_map_delete(fd, &id);
+        } else {
+            held->v[base + id] = 2;
+        }
+    }
+    free(keys);
+    return 0;
+}
+
 int
 kd_stackmaps_sweep(struct kd_capture *c, char **error)
 {
     int counts_fd = kd_program_map_fd(&c->prog, "profile_counts");
-    int stacks_fd = kd_program_map_fd(&c->prog, "profile_stacks");
     struct kd_profile_count *counts = NULL;
     struct kd_interval_id *kept = NULL;
-    uint32_t *keys = NULL;
-    size_t n, n_counts = 0, n_kept = 0, n_keys = 0;
-    uint8_t *held = NULL;
+    struct kd_held held = { NULL, 0, 0 };
+    size_t n, n_counts = 0, n_kept = 0;
     uint64_t read_ns;
     int err;
 
     *error = NULL;
-    if (!kd_stackmaps_on(c) || counts_fd < 0 || stacks_fd < 0) {
+    if (!kd_stackmaps_on(c) || counts_fd < 0) {
         return 0;
     }
     /* (Stack ids are bucket numbers, below max_entries rounded up.) */
-    n = kd_next_power_of_two(bpf_table_max_entries(c->prog.module,
-                                                   "profile_stacks"));
-    held = kd_xcalloc(n, 1);
-    err = kd_stackmaps_kept_intervals(c, &kept, &n_kept, &read_ns, held, n,
-                                    error);
+    n = kd_stackmaps_user_base(c, true);
+    held.user = c->needs.unwind ? n : 0;
+    held.n = c->needs.unwind ? 2 * n : n;
+    held.v = kd_xcalloc(held.n, 1);
+    err = kd_stackmaps_kept_intervals(c, &kept, &n_kept, &read_ns, &held,
+                                      error);
     if (!err) {
         err = kd_stackmaps_counts(c, &counts, &n_counts, error);
     }
@@ -217,10 +290,7 @@ kd_stackmaps_sweep(struct kd_capture *c, char **error)
 
         if (k->start_ns >= read_ns
             || kd_interval_listed(kept, n_kept, k->tid, k->start_ns)) {
-            kd_stack_hold(k->user_stack_id, held, n);
-            kd_stack_hold(k->kernel_stack_id, held, n);
-            kd_stack_hold(k->waker_user_stack_id, held, n);
-            kd_stack_hold(k->waker_kernel_stack_id, held, n);
+            KD_STACKS_HOLD(&held, k);
         } else {
             kd_map_delete(counts_fd, k);
         }
@@ -229,36 +299,22 @@ kd_stackmaps_sweep(struct kd_capture *c, char **error)
     /* Then the stacks no count holds, if they were already there, unheld,
      * at the last sweep: a stack made since the read of the counts may be
      * a new count's. */
-    err = kd_map_u32_keys(stacks_fd, n, &keys, &n_keys);
-    if (err) {
-        *error = kd_xasprintf("Failed to list eBPF map 'profile_stacks': "
-                              "%s", strerror(err));
-        goto cleanup;
-    }
     if (!c->profile_unheld) {
-        c->profile_unheld = kd_xcalloc(n, 1);
+        c->profile_unheld = kd_xcalloc(held.n, 1);
     }
-    for (size_t i = 0; i < n_keys; i++) {
-        uint32_t id = keys[i];
-
-        if (id >= n || held[id]) {
-            continue;
-        }
-        if (c->profile_unheld[id]) {
-            kd_map_delete(stacks_fd, &id);
-        } else {
-            held[id] = 2;
-        }
+    err = kd_stackmaps_sweep_map(c, "profile_stacks", &held, 0, n, error);
+    if (!err && c->needs.unwind) {
+        err = kd_stackmaps_sweep_map(c, "profile_user_stacks", &held, n, n,
+                                     error);
     }
-    for (size_t id = 0; id < n; id++) {
-        c->profile_unheld[id] = held[id] == 2;
+    for (size_t id = 0; !err && id < held.n; id++) {
+        c->profile_unheld[id] = held.v[id] == 2;
     }
 
 cleanup:
-    free(keys);
     free(counts);
     free(kept);
-    free(held);
+    free(held.v);
     return err;
 }
 
@@ -270,17 +326,39 @@ static const struct kd_map_layout kd_stack_map_layout = {
     .entry_size = sizeof(uint32_t) + KD_STACK_DEPTH * sizeof(uint64_t),
 };
 
+/* How a map of unwound user stacks' entries are laid out. */
+static const struct kd_map_layout kd_user_stack_map_layout = {
+    .key_size = sizeof(uint32_t),
+    .value_size = sizeof(struct kd_ustack),
+    .value_offset = 8,
+    .entry_size = 8 + sizeof(struct kd_ustack),
+};
+
+/* Empties stack map 'name' (of user stacks unwound from the CFI if
+ * 'user'). */
+static int
+kd_stackmaps_clear_map(struct kd_capture *c, const char *name, bool user)
+{
+    return kd_map_clear(kd_program_map_fd(&c->prog, name),
+                        user ? &kd_user_stack_map_layout
+                             : &kd_stack_map_layout,
+                        bpf_table_max_entries(c->prog.module, name));
+}
+
 /* Empties the stack map, once its stacks are reported. */
 int
 kd_stackmaps_clear(struct kd_capture *c)
 {
+    int err;
+
     if (!c->needs.stacks) {
         return 0;
     }
-    return kd_map_clear(kd_program_map_fd(&c->prog, "stack_traces"),
-                        &kd_stack_map_layout,
-                        bpf_table_max_entries(c->prog.module,
-                                              "stack_traces"));
+    err = kd_stackmaps_clear_map(c, "stack_traces", false);
+    if (!err && c->needs.unwind) {
+        err = kd_stackmaps_clear_map(c, "user_stack_traces", true);
+    }
+    return err;
 }
 
 int
@@ -295,7 +373,11 @@ kd_stackmaps_clear_profile(struct kd_capture *c)
     max = bpf_table_max_entries(c->prog.module, "profile_counts");
     err = kd_map_clear(kd_program_map_fd(&c->prog, "profile_counts"),
                        &kd_profile_counts_layout, max);
-    return err ? err : kd_map_clear(kd_program_map_fd(&c->prog,
-                                                      "profile_stacks"),
-                                    &kd_stack_map_layout, max);
+    if (!err) {
+        err = kd_stackmaps_clear_map(c, "profile_stacks", false);
+    }
+    if (!err && c->needs.unwind) {
+        err = kd_stackmaps_clear_map(c, "profile_user_stacks", true);
+    }
+    return err;
 }

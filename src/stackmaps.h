@@ -6,6 +6,7 @@
 #ifndef KD_STACKMAPS_H
 #define KD_STACKMAPS_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,13 +19,19 @@ struct kd_capture;
 /* Frames in a stack of a stack map (the kernel's PERF_MAX_STACK_DEPTH). */
 #define KD_STACK_DEPTH          127
 
-/* Reads stack 'id' of the stack map into 'ips' (KD_STACK_DEPTH frames).
- * Returns the number of frames, 0 if there is none. */
-size_t kd_stackmaps_stack(struct kd_capture *, int32_t id, uint64_t *ips);
+/* Reads stack 'id', a user stack if 'user' (else the kernel's), of the
+ * maps of -s's events, or with 'profile' of --profile-hz and --off-cpu,
+ * into 'ips' (KD_STACK_DEPTH frames), and how its walk ended into '*end'
+ * (enum kd_uw_end: a user stack unwound from the CFI may be cut short;
+ * KD_UW_END_WHOLE for any other).  Returns the number of frames, 0 if
+ * there is none. */
+size_t kd_stackmaps_stack(struct kd_capture *, bool profile, int32_t id,
+                          bool user, uint64_t *ips, uint32_t *end);
 
-/* The same from the stack map of --profile-hz and --off-cpu. */
-size_t kd_stackmaps_profile_stack(struct kd_capture *, int32_t id,
-                                  uint64_t *ips);
+/* A number above every id of a kernel stack (of -s's events, or with
+ * 'profile' of --profile-hz and --off-cpu): where the ids of user stacks
+ * can start when both kinds share one array. */
+size_t kd_stackmaps_user_base(const struct kd_capture *, bool profile);
 
 /* --profile-hz, --off-cpu: reads every count of map profile_counts into
  * a new array '*counts' of '*n' (see kd_gap_set_profile()).  Returns 0 or

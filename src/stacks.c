@@ -7,6 +7,7 @@
 
 #include "stacks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,19 +24,39 @@ kd_stacks_append(const struct kd_stack_source *source,
                  char **frames, size_t *n)
 {
     uint64_t ips[KD_STACK_DEPTH];
+    uint32_t end = KD_UW_END_WHOLE;
+    char frame[512];
     size_t n_ips;
 
     if (id < 0) {
         return true;
     }
-    n_ips = source->read(source->aux, id, ips);
+    n_ips = source->read(source->aux, id, !kernel, ips, &end);
     for (size_t i = 0; i < n_ips; i++) {
-        char frame[512];
-
         kd_symbols_format(symbols, kernel, ips[i], frame, sizeof frame);
         frames[(*n)++] = kd_xstrdup(frame);
     }
+    if (n_ips && kd_stacks_cut_frame(end, frame, sizeof frame)) {
+        frames[(*n)++] = kd_xstrdup(frame);
+    }
     return n_ips > 0;
+}
+
+const char *
+kd_stacks_cut_frame(uint32_t end, char *buf, size_t size)
+{
+    static const char *const reasons[] = {
+#define KD_UW_END_TEXT(ID, TEXT) TEXT,
+        KD_UW_ENDS(KD_UW_END_TEXT)
+#undef KD_UW_END_TEXT
+    };
+
+    if (end == KD_UW_END_WHOLE) {
+        return NULL;
+    }
+    snprintf(buf, size, "[stack cut short: %s]",
+             end < KD_UW_N_ENDS ? reasons[end] : "?");
+    return buf;
 }
 
 /* The frames of kernel stack 'kernel_id' then user stack 'user_id', with
@@ -47,7 +68,7 @@ kd_stacks_frames(const struct kd_stack_source *source,
                  int32_t user_id, bool *found)
 {
     struct kd_frames f = {
-        .v = kd_xcalloc(2 * KD_STACK_DEPTH, sizeof *f.v),
+        .v = kd_xcalloc(2 * KD_STACK_DEPTH + 1, sizeof *f.v),
     };
     size_t skip = 0;
 

@@ -20,12 +20,18 @@ struct kd_symbols;
  * their frames resolved. */
 
 /* Where the addresses of a stack come from: 'read' puts those of stack
- * 'id' into 'ips' (KD_STACK_DEPTH at most) and returns how many, 0 when
- * the stack is gone. */
+ * 'id' (a user stack if 'user') into 'ips' (KD_STACK_DEPTH at most), how
+ * its walk ended into '*end' (enum kd_uw_end), and returns how many, 0
+ * when the stack is gone. */
 struct kd_stack_source {
-    size_t (*read)(void *aux, int32_t id, uint64_t *ips);
+    size_t (*read)(void *aux, int32_t id, bool user, uint64_t *ips,
+                   uint32_t *end);
     void *aux;
 };
+
+/* The frame that ends a user stack whose walk was cut short ('end', enum
+ * kd_uw_end), as "[stack cut short: REASON]"; NULL for a whole one. */
+const char *kd_stacks_cut_frame(uint32_t end, char *buf, size_t size);
 
 /* Gives 'gap', decoded from 'ev' (for a thread in a sample: its TID and
  * its counts' totals), its on-CPU stacks (sampled at 'hz', 0: none) and

@@ -135,6 +135,20 @@
  *                    thread's CPU-time clock's growth around the read()
  *                    (at least its time on a CPU within it), and
  *                    handler1's TID.
+ *   deep SPIN MS     One poll interval of revalidator2 whose stacks are
+ *                    known five calls deep, through libc, for the
+ *                    unwinder: it spins SPIN ms of wall time in
+ *                    kd_deep_leaf(), called by kd_deep_d(), ..., by
+ *                    kd_deep_a(); then blocks in libc's read() of a pipe,
+ *                    called by kd_read_e(), ..., by kd_read_a(), until
+ *                    handler1, MS ms after revalidator2 said it was about
+ *                    to read, writes the pipe with libc's write(), called
+ *                    by kd_write_b() and kd_write_a().  Built without
+ *                    frame pointers (tests/workload-nofp), as packages
+ *                    are, nothing but the call frame information finds
+ *                    the callers of libc's functions and of the leaves.
+ *                    Replies "done gap_ns=G spin_ns=S read_ns=R
+ *                    waker_tid=T".
  *   stuck MS         revalidator2: one poll interval spent in one
  *                    clock_nanosleep() of MS ms, between two
  *                    poll(NULL, 0, 0) calls.  Replies "done gap_ns=G":
@@ -254,6 +268,8 @@ enum job_type {
                           * kernel, in one poll interval. */
     JOB_HANDOFF_WAIT,    /* One poll interval in a read() of the pipe. */
     JOB_HANDOFF_SEND,    /* Write the pipe arg[0] ms after the read. */
+    JOB_DEEP_WAIT,       /* "deep": spin arg[0] ms, then read the pipe. */
+    JOB_DEEP_SEND,       /* "deep": write it arg[0] ms after the read. */
 };
 
 struct job {
@@ -656,6 +672,135 @@ job_handoff_send(long ms)
     nanosleep(&ts, NULL);
     n = kd_workload_handoff_send();
     return n != 1 ? (n < 0 ? (int) -n : EIO) : 0;
+}
+
+/* "deep": chains of calls five deep, through libc.  Global and never
+ * inlined, so that each has a symbol and a frame; each does some work
+ * after its call, so that the call is not a jump (a sibling call would
+ * leave no frame). */
+static struct {
+    uint64_t gap_ns;
+    uint64_t spin_ns;
+    uint64_t read_ns;
+} deep_stats;
+static volatile uint64_t deep_sink;
+
+uint64_t kd_deep_leaf(uint64_t until);
+uint64_t kd_deep_d(uint64_t until);
+uint64_t kd_deep_c(uint64_t until);
+uint64_t kd_deep_b(uint64_t until);
+uint64_t kd_deep_a(uint64_t until);
+long kd_read_e(void);
+long kd_read_d(void);
+long kd_read_c(void);
+long kd_read_b(void);
+long kd_read_a(void);
+long kd_write_b(void);
+long kd_write_a(void);
+
+/* Spins until 'until' (now_ns()) with no call, no syscall: every sample of
+ * the spin is in this function. */
+__attribute__((noinline)) uint64_t
+kd_deep_leaf(uint64_t until)
+{
+    uint64_t n = 0;
+    struct timespec ts;
+
+    do {
+        for (int i = 0; i < 100000; i++) {
+            deep_sink = deep_sink * 31 + i;
+        }
+        n++;
+        /* The vDSO: no syscall. */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+    } while ((uint64_t) ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec < until);
+    return n;
+}
+
+#define KD_DEEP_CALLER(NAME, CALLEE)                        \
+    __attribute__((noinline)) uint64_t                      \
+    NAME(uint64_t until)                                    \
+    {                                                       \
+        uint64_t n = CALLEE(until);                         \
+                                                            \
+        deep_sink += n;                                     \
+        return n + 1;                                       \
+    }
+KD_DEEP_CALLER(kd_deep_d, kd_deep_leaf)
+KD_DEEP_CALLER(kd_deep_c, kd_deep_d)
+KD_DEEP_CALLER(kd_deep_b, kd_deep_c)
+KD_DEEP_CALLER(kd_deep_a, kd_deep_b)
+
+/* Blocks in libc's read() of the handoff pipe. */
+__attribute__((noinline)) long
+kd_read_e(void)
+{
+    char c;
+    long n = read(handoff_pipe[0], &c, 1);
+
+    deep_sink += c;
+    return n;
+}
+
+#define KD_CHAIN_CALLER(NAME, CALLEE)                       \
+    __attribute__((noinline)) long                          \
+    NAME(void)                                              \
+    {                                                       \
+        long n = CALLEE();                                  \
+                                                            \
+        deep_sink += n;                                     \
+        return n;                                           \
+    }
+KD_CHAIN_CALLER(kd_read_d, kd_read_e)
+KD_CHAIN_CALLER(kd_read_c, kd_read_d)
+KD_CHAIN_CALLER(kd_read_b, kd_read_c)
+KD_CHAIN_CALLER(kd_read_a, kd_read_b)
+
+/* Writes the handoff pipe with libc's write(). */
+__attribute__((noinline)) long
+kd_write_b(void)
+{
+    char c = 'd';
+    long n = write(handoff_pipe[1], &c, 1);
+
+    deep_sink += n;
+    return n;
+}
+KD_CHAIN_CALLER(kd_write_a, kd_write_b)
+
+static int
+job_deep_wait(long spin_ms)
+{
+    uint64_t start, t0, t1;
+    long n;
+
+    wl_poll(0);
+    start = now_ns();
+    kd_deep_a(start + spin_ms * NSEC_PER_MSEC);
+    t0 = now_ns();
+    atomic_store(&handoff_reading, true);
+    n = kd_read_a();
+    t1 = now_ns();
+    wl_poll(0);
+    deep_stats.gap_ns = now_ns() - start;
+    deep_stats.spin_ns = t0 - start;
+    deep_stats.read_ns = t1 - t0;
+    return n != 1 ? (n < 0 ? errno : EIO) : 0;
+}
+
+static int
+job_deep_send(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000,
+                           .tv_nsec = (ms % 1000) * NSEC_PER_MSEC };
+    long n;
+
+    while (!atomic_load(&handoff_reading)) {
+        sched_yield();
+    }
+    nanosleep(&ts, NULL);
+    n = kd_write_a();
+    return n != 1 ? (n < 0 ? errno : EIO) : 0;
 }
 
 /* "events N M P": N getppid(), M slow syscalls, P 5 ms poll(). */
@@ -1229,6 +1374,10 @@ run_job(const struct job *job)
         return job_handoff_wait();
     case JOB_HANDOFF_SEND:
         return job_handoff_send(job->arg[0]);
+    case JOB_DEEP_WAIT:
+        return job_deep_wait(job->arg[0]);
+    case JOB_DEEP_SEND:
+        return job_deep_send(job->arg[0]);
     }
     return EINVAL;
 }
@@ -1814,6 +1963,26 @@ execute(char *line, char *reply, size_t size)
                      " read_cpu_ns=%" PRIu64 " waker_tid=%d",
                      handoff_stats.gap_ns, handoff_stats.read_ns,
                      handoff_stats.read_cpu_ns,
+                     (int) workers[W_HANDLER1].tid);
+        }
+    } else if (!strcmp(cmd, "deep")) {
+        if (!parse_long(arg1, 0, MAX_MSEC, &a)
+            || !parse_long(arg2, 0, MAX_MSEC, &b) || arg3) {
+            snprintf(reply, size, "error usage: deep SPIN MS");
+            return true;
+        }
+        if (handoff_pipe[0] < 0 && pipe2(handoff_pipe, O_CLOEXEC)) {
+            snprintf(reply, size, "error pipe: %s", strerror(errno));
+            return true;
+        }
+        atomic_store(&handoff_reading, false);
+        memset(&deep_stats, 0, sizeof deep_stats);
+        dispatch(W_REVALIDATOR2, JOB_DEEP_WAIT, a, 0);
+        dispatch(W_HANDLER1, JOB_DEEP_SEND, b, 0);
+        if (collect(W_REVALIDATOR2, W_HANDLER1, reply, size)) {
+            snprintf(reply, size, "done gap_ns=%" PRIu64 " spin_ns=%" PRIu64
+                     " read_ns=%" PRIu64 " waker_tid=%d", deep_stats.gap_ns,
+                     deep_stats.spin_ns, deep_stats.read_ns,
                      (int) workers[W_HANDLER1].tid);
         }
     } else if (!strcmp(cmd, "traced")) {

@@ -41,7 +41,7 @@ capture_source(const struct kd_options *o, unsigned int tgid,
     struct kd_needs needs = kd_options_needs(o);
 
     needs.upcalls = needs.upcalls && upcalls;
-    return kd_source_build(o, &needs, tgid, l, prefix, text, error);
+    return kd_source_build(o, &needs, tgid, l, NULL, prefix, text, error);
 }
 
 static void
