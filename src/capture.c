@@ -25,6 +25,7 @@
 #include "options.h"
 #include "program.h"
 #include "source.h"
+#include "symbols.h"
 #include "syscalls.h"
 #include "template.h"
 #include "util.h"
@@ -378,6 +379,36 @@ kd_capture_attach_profile(struct kd_capture *c,
     return err;
 }
 
+/* Tells the symbols where the kernel put the program's functions, so that
+ * frames in them are named after them.  A function the kernel says
+ * nothing of is left out. */
+static void
+kd_capture_name_bpf(struct kd_capture *c)
+{
+    struct kd_symbols_bpf *v = kd_xcalloc(c->prog.n_funcs + 1, sizeof *v);
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->prog.n_funcs; i++) {
+        struct bpf_prog_info info;
+        uint64_t addr = 0;
+        uint32_t len = 0, info_len = sizeof info;
+
+        memset(&info, 0, sizeof info);
+        info.nr_jited_ksyms = 1;
+        info.jited_ksyms = (uintptr_t) &addr;
+        info.nr_jited_func_lens = 1;
+        info.jited_func_lens = (uintptr_t) &len;
+        if (!bpf_obj_get_info_by_fd(c->prog.funcs[i].fd, &info, &info_len)
+            && addr && len) {
+            v[n].start = addr;
+            v[n].size = len;
+            v[n++].name = c->prog.funcs[i].name;
+        }
+    }
+    kd_symbols_set_bpf(v, n);
+    free(v);
+}
+
 /* Attaches the program's functions: the raw tracepoints, the triggers'
  * 'hooks', the upcall kretprobe and the profile's perf events.  Returns 0
  * or a positive errno. */
@@ -406,6 +437,9 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
     }
     if (!err && c->needs.profile) {
         err = kd_capture_attach_profile(c, options, error);
+    }
+    if (!err) {
+        kd_capture_name_bpf(c);
     }
     if (!err && options->debug) {
         fprintf(stderr, "kernel_delay: loaded and attached %zu functions "

@@ -250,11 +250,18 @@ kd_snapshot_resolve_stack(struct kd_stack *stack, struct kd_symbols *symbols)
     for (size_t i = 0; i < stack->n_ips; i++) {
         kd_symbols_format(symbols, stack->kernel, stack->ips[i], frame,
                           sizeof frame);
-        if (stack->kernel && !stack->n_frames
-            && kd_frame_is_tracing(frame)) {
-            continue;
-        }
         stack->frames[stack->n_frames++] = kd_xstrdup(frame);
+    }
+    /* Taken from a tracepoint (sys_exit): its machinery's frames out. */
+    if (stack->kernel) {
+        size_t skip = kd_frames_tracing(stack->frames, stack->n_frames);
+
+        for (size_t i = 0; i < skip; i++) {
+            free(stack->frames[i]);
+        }
+        memmove(stack->frames, stack->frames + skip,
+                (stack->n_frames - skip) * sizeof *stack->frames);
+        stack->n_frames -= skip;
     }
     if (stack->n_ips && kd_stacks_cut_frame(stack->end, frame,
                                             sizeof frame)) {

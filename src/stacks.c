@@ -60,21 +60,23 @@ kd_stacks_cut_frame(uint32_t end, char *buf, size_t size)
 }
 
 /* The frames of kernel stack 'kernel_id' then user stack 'user_id', with
- * 'found' false if one of them is gone.  The kernel stack, taken from a
- * tracepoint, starts with the tracing machinery's frames: left out. */
+ * 'found' false if one of them is gone.  A kernel stack taken from a
+ * tracepoint ('tracepoint') starts with the tracing machinery's frames:
+ * left out.  One sampled on a CPU keeps them: the time was spent there. */
 static struct kd_frames
 kd_stacks_frames(const struct kd_stack_source *source,
                  struct kd_symbols *symbols, int32_t kernel_id,
-                 int32_t user_id, bool *found)
+                 int32_t user_id, bool tracepoint, bool *found)
 {
     struct kd_frames f = {
         .v = kd_xcalloc(2 * KD_STACK_DEPTH + 1, sizeof *f.v),
     };
-    size_t skip = 0;
+    size_t skip;
 
     *found &= kd_stacks_append(source, symbols, kernel_id, true, f.v, &f.n);
-    while (skip < f.n && kd_frame_is_tracing(f.v[skip])) {
-        free(f.v[skip++]);
+    skip = tracepoint ? kd_frames_tracing(f.v, f.n) : 0;
+    for (size_t i = 0; i < skip; i++) {
+        free(f.v[i]);
     }
     memmove(f.v, f.v + skip, (f.n - skip) * sizeof *f.v);
     f.n -= skip;
@@ -96,7 +98,8 @@ kd_stacks_resolve(struct kd_gap *gap, const struct kd_gap_event *ev,
         bool found = true;
         struct kd_frames f = kd_stacks_frames(source, symbols,
                                               st->kernel_stack_id,
-                                              st->user_stack_id, &found);
+                                              st->user_stack_id, false,
+                                              &found);
 
         kd_gap_set_frames(gap, i, f.v, f.n, f.n_kernel, !found);
     }
@@ -109,9 +112,9 @@ kd_stacks_resolve(struct kd_gap *gap, const struct kd_gap_event *ev,
         struct kd_frames frames, waker;
 
         frames = kd_stacks_frames(source, symbols, b->kernel_stack_id,
-                                  b->user_stack_id, &found);
+                                  b->user_stack_id, true, &found);
         waker = kd_stacks_frames(source, symbols, b->waker_kernel_stack_id,
-                                 b->waker_user_stack_id, &found);
+                                 b->waker_user_stack_id, true, &found);
         kd_gap_set_blocked_frames(gap, i, frames, waker, !found);
     }
     kd_gap_merge_blocked(gap);

@@ -10,6 +10,7 @@
 #include <bcc/bcc_syms.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -23,6 +24,10 @@
 static void *kd_kernel_symcache;
 static uint64_t kd_kernel_modules;
 static uint64_t kd_kernel_modules_ns;
+
+/* The program's eBPF functions (kd_symbols_set_bpf()). */
+static struct kd_symbols_bpf *kd_bpf_funcs;
+static size_t kd_n_bpf_funcs;
 
 /* How often the modules are looked at: at most once a second. */
 #define KD_MODULES_CHECK_NS 1000000000ull
@@ -113,6 +118,70 @@ kd_symbols_unload_kernel(void)
     }
 }
 
+void
+kd_symbols_set_bpf(const struct kd_symbols_bpf *v, size_t n)
+{
+    for (size_t i = 0; i < kd_n_bpf_funcs; i++) {
+        free(kd_bpf_funcs[i].name);
+    }
+    free(kd_bpf_funcs);
+    kd_bpf_funcs = n ? kd_xcalloc(n, sizeof *kd_bpf_funcs) : NULL;
+    kd_n_bpf_funcs = n;
+    for (size_t i = 0; i < n; i++) {
+        kd_bpf_funcs[i] = v[i];
+        kd_bpf_funcs[i].name = kd_xstrdup(v[i].name);
+    }
+}
+
+/* The program's eBPF function that holds 'addr', or NULL. */
+static const struct kd_symbols_bpf *
+kd_symbols_bpf_find(uint64_t addr)
+{
+    for (size_t i = 0; i < kd_n_bpf_funcs; i++) {
+        const struct kd_symbols_bpf *f = &kd_bpf_funcs[i];
+
+        if (addr >= f->start && addr - f->start < f->size) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+bool
+kd_symbols_kernel_plausible(const char *name, uint64_t offset)
+{
+    static const char *const ends[] = {
+        "_etext", "_einittext", "_end", "__init_end", "__end_rodata",
+        "_edata", "__bss_stop", "__irqentry_text_end",
+        "__softirqentry_text_end", "__entry_text_end",
+    };
+
+    if (!name || offset >= (1 << 20)) {
+        return false;
+    }
+    for (size_t i = 0; i < KD_ARRAY_SIZE(ends); i++) {
+        if (!strcmp(name, ends[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+size_t
+kd_frames_tracing(char *const *frames, size_t n)
+{
+    size_t skip = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (kd_frame_is_tracing(frames[i])) {
+            skip = i + 1;
+        } else if (strncmp(frames[i], "[unknown] 0x", 12)) {
+            break;
+        }
+    }
+    return skip;
+}
+
 bool
 kd_frame_is_tracing(const char *frame)
 {
@@ -157,6 +226,13 @@ kd_symbols_format(struct kd_symbols *s, bool kernel, uint64_t addr,
     int error;
 
     if (kernel) {
+        const struct kd_symbols_bpf *f = kd_symbols_bpf_find(addr);
+
+        if (f) {
+            snprintf(buf, size, "bpf_prog_%s+0x%" PRIx64 " [bpf]", f->name,
+                     addr - f->start);
+            return buf;
+        }
         kd_symbols_load_kernel();
     } else if (!*cache) {
         *cache = bcc_symcache_new(s->pid, NULL);
@@ -169,6 +245,9 @@ kd_symbols_format(struct kd_symbols *s, bool kernel, uint64_t addr,
     if (kernel) {
         error = bcc_symcache_resolve_no_demangle(*cache, addr, &sym);
         name = sym.name;
+        if (!error && !kd_symbols_kernel_plausible(name, sym.offset)) {
+            return kd_format_frame(NULL, 0, NULL, addr, buf, size);
+        }
     } else {
         error = bcc_symcache_resolve(*cache, addr, &sym);
         name = sym.demangle_name ? sym.demangle_name : sym.name;

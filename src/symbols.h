@@ -37,12 +37,36 @@ void kd_symbols_unload_kernel(void);
 const char *kd_symbols_format(struct kd_symbols *, bool kernel,
                               uint64_t addr, char *buf, size_t size);
 
+/* The eBPF functions of the program, where the kernel put them: a frame
+ * in one is named after it, "bpf_prog_NAME+0xOFF [bpf]", as the kernel's
+ * own symbols name eBPF programs, not after the kernel symbol before its
+ * address.  Replaces those given before ('n' 0: none). */
+struct kd_symbols_bpf {
+    uint64_t start;
+    uint64_t size;
+    char *name;
+};
+void kd_symbols_set_bpf(const struct kd_symbols_bpf *v, size_t n);
+
+/* Whether a kernel symbol found for an address, 'name' + 'offset', is
+ * that address's: no kernel function is a MiB long, and the marks at the
+ * ends of the kernel's text (_etext, _einittext) are no functions.  An
+ * address past the kernel's text (eBPF code, trampolines) otherwise takes
+ * the name of the last symbol before it. */
+bool kd_symbols_kernel_plausible(const char *name, uint64_t offset);
+
 /* Whether formatted kernel 'frame' belongs to the tracing machinery that
  * ran the eBPF program (bpf_prog_*, bpf_trace_run*, __bpf_trace_*,
  * __traceiter_*): the
  * top of every kernel stack taken from a raw tracepoint, which says
  * nothing about the traced thread. */
 bool kd_frame_is_tracing(const char *frame);
+
+/* How many of the first of the 'n' formatted kernel 'frames' belong to
+ * the tracing machinery (kd_frame_is_tracing()), with the unknown
+ * addresses among them (the code of another tool's eBPF program): the
+ * frames to leave out of a stack taken from a tracepoint. */
+size_t kd_frames_tracing(char *const *frames, size_t n);
 
 /* The formatting alone, for the unit tests: 'name' and 'module' may be
  * NULL. */

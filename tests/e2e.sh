@@ -49,6 +49,7 @@
 #                 long_poll_profile, long_poll_offcpu, long_poll_progress,
 #                 sample_stacks
 #   outputs.sh    empty_results, json_times, wall_clock, status_line
+#   unwind.sh     unwind_* (user stacks from the call frame information)
 
 set -u
 export LC_ALL=C
@@ -84,6 +85,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/e2e/longpoll.sh"
 # shellcheck source=tests/e2e/outputs.sh
 . "$HERE/e2e/outputs.sh"
+# shellcheck source=tests/e2e/unwind.sh
+. "$HERE/e2e/unwind.sh"
 
 # Attempts of a scenario that compares with schedstat (run_with_retry).
 E2E_ATTEMPTS=${E2E_ATTEMPTS:-3}
@@ -107,6 +110,8 @@ summary \
 list_probes histogram long_poll long_poll_wait long_poll_ovs \
 long_poll_wait_target long_poll_usersys long_poll_profile long_poll_offcpu \
 long_poll_progress sample_stacks \
+unwind_long_poll unwind_sample unwind_stripped unwind_events \
+unwind_frame_pointers \
 empty_results json_times wall_clock status_line \
 autodetect}
 

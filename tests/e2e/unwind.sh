@@ -1,0 +1,189 @@
+# shellcheck shell=bash
+# Scenarios: user stacks unwound from the call frame information, through
+# the real kernel, on tests/workload-nofp (built without frame pointers, as
+# packages are): its "deep" job spins five calls deep, then blocks in libc's
+# read() five calls deep until another thread writes the pipe with libc's
+# write() (see tests/workload.c).  The chains must come out whole (down to
+# the thread's start, start_thread() of libc) in at least 95% of the
+# sampled on-CPU time and in all of the blocked time, in --long-poll-events
+# and in time mode, from the binary as built, and stripped with its debug
+# file under /usr/lib/debug/.build-id; -s events' stacks too.  The same
+# checks fail with --frame-pointers, the walk of the reference: the
+# control that shows they can.
+#
+#   unwind_long_poll  unwind_sample  unwind_stripped  unwind_events
+#   unwind_frame_pointers  unwind_dlopen
+
+# The chains, as the frames' function names joined by ';' (jq regexes):
+# the spin, the read() and the write() that ends it, each down to the
+# thread's start.
+UW_SPIN='kd_deep_leaf;kd_deep_d;kd_deep_c;kd_deep_b;kd_deep_a;(.*;)?start_thread;'
+UW_READ='(__read|read|__libc_read|__GI___libc_read);kd_read_e;kd_read_d;kd_read_c;kd_read_b;kd_read_a;(.*;)?start_thread;'
+UW_WRITE='(__GI_write|write|__write|__libc_write|__GI___libc_write);kd_write_b;kd_write_a;(.*;)?start_thread;'
+
+# The jq definitions the checks share: 'chain' turns a stack's frames into
+# "name;name;...;" ("kd_deep_leaf+0x37 [workload-nofp]" is kd_deep_leaf),
+# 'whole' says it reaches the thread's start and was not cut short.
+UW_JQ='def chain: map(sub("\\+0x[0-9a-f]+( .*)?$"; "")) | join(";") + ";";
+def whole: (chain | test("(^|;)start_thread;"))
+    and (any(.[]; startswith("[stack cut short")) | not);'
+
+# uw_wl: starts (once) the workload instance built without frame pointers,
+# "nofp", or the stripped one, "stripped", from BINARY.
+uw_wl() {
+    local id=$1 binary=$2
+
+    [[ -n ${WL_PID[$id]:-} ]] && running "${WL_PID[$id]}" && return 0
+    WORKLOAD=$binary wl_start "$id" "kd-$id"
+}
+
+# uw_check TAG REC: the checks of one interval's (or one thread's) record
+# REC (JSON: on_cpu_stacks, blocked, profile), against the last "deep"
+# job's reply: the spin's chain in at least 95% of the samples, every
+# blocked stack whole, the read()'s chain as long as the read() lasted
+# less its CPU time, woken by handler1 whose stack is whole too.
+uw_check() {
+    local tag=$1 rec=$2 n spin whole read read_ns waker bad
+
+    n=$(jq -r '.profile.samples // 0' <<<"$rec")
+    if ! is_uint "$n" || ((n < 50)); then
+        fail "$tag: samples of revalidator2" "at least 50" "${n:-none}"
+        return
+    fi
+    spin=$(jq -r --arg re "$UW_SPIN" "$UW_JQ"'
+        [.on_cpu_stacks[] | select(.frames | whole and (chain | test($re)))
+         | .samples] | add // 0' <<<"$rec")
+    whole=$(jq -r "$UW_JQ"'
+        [.on_cpu_stacks[] | select(.frames | whole) | .samples]
+        | add // 0' <<<"$rec")
+    if ((spin * 100 >= n * 95)); then
+        pass "$tag: the spin five calls deep, whole, in $spin of $n samples"
+    else
+        fail "$tag: samples whose stack is the spin's chain, whole" \
+             ">= 95% of $n" "$spin ($(jq -c "$UW_JQ"'
+                 [.on_cpu_stacks[] | select(.frames | whole | not)
+                  | .frames] | .[0]' <<<"$rec"))"
+    fi
+    check_eq "$tag: every sample's stack whole" "$n" "$whole"
+
+    bad=$(jq -c "$UW_JQ"'[.blocked[] | (.waker.frames // []) as $w
+                  | select((.frames | whole | not)
+                           or (($w | length) > 0 and ($w | whole | not)))]
+                  | .[0] // empty' <<<"$rec")
+    check_eq "$tag: every blocked stack and waker stack whole" "" "$bad"
+    read_ns=$(reply_field read_ns)
+    read=$(jq -r --arg re "$UW_READ" "$UW_JQ"'
+        [.blocked[] | select(.frames | chain | test($re)) | .ns]
+        | add // 0' <<<"$rec")
+    if is_uint "$read_ns"; then
+        check_close "$tag: the read()'s chain blocked as long as the read()" \
+                    "$read_ns" "$read" $((5 * MS * WAIT_SCALE))
+    else
+        fail "$tag: the workload's truth" "read_ns=..." "$WL_REPLY_LINE"
+    fi
+    waker=$(jq -r --arg re "$UW_READ" --arg w "$UW_WRITE" "$UW_JQ"'
+        [.blocked[] | select((.frames | chain | test($re))
+                             and (.waker.frames // [] | chain | test($w)))
+         | "\(.waker.tid) \(.waker.name)"] | .[0] // empty' <<<"$rec")
+    check_eq "$tag: woken by handler1, its write() chain whole" \
+             "$(reply_field waker_tid) handler1" "$waker"
+}
+
+# uw_long_poll TAG ID [OPTION...]: a --long-poll-events run on workload
+# instance ID during one "deep 400 100" job; its record into LP_REC.
+uw_long_poll() {
+    local tag=$1 id=$2 rv=${WL_TID[$2:revalidator2]}
+
+    shift 2
+    lp_start "$tag" -p "${WL_PID[$id]}" --long-poll-events 200ms \
+        --tid "$rv" --json --profile-hz 499 --off-cpu "$@" || return 1
+    wl_cmd "$id" "deep 400 100" \
+        || fail "$tag: job deep" "done" "$WL_REPLY_LINE"
+    lp_end "$tag"
+    lp_check_records "$tag"
+    lp_record "$rv"
+    [[ -n $LP_REC ]] || fail "$tag: revalidator2's interval reported"
+}
+
+scenario_unwind_long_poll() {
+    uw_wl nofp "$HERE/workload-nofp" || return
+    uw_long_poll unwind_long_poll nofp || return
+    uw_check unwind_long_poll "$LP_REC"
+}
+
+scenario_unwind_sample() {
+    local tag=unwind_sample rv
+
+    uw_wl nofp "$HERE/workload-nofp" || return
+    rv=${WL_TID[nofp:revalidator2]}
+    kd_json_begin $tag 2 -p "${WL_PID[nofp]}" --tid "$rv" \
+        --profile-hz 499 --off-cpu || return
+    wl_cmd nofp "deep 400 100" \
+        || fail "$tag: job deep" "done" "$WL_REPLY_LINE"
+    kd_finish $tag 60
+    uw_check $tag "$(jq -c --argjson t "$rv" \
+                        '.threads[]? | select(.tid == $t)' "$KD_OUT" \
+                     | head -n 1)"
+}
+
+scenario_unwind_stripped() {
+    local bin=$WORKDIR/workload-stripped id
+
+    objcopy --only-keep-debug "$HERE/workload-nofp" "$WORKDIR/wl.debug" &&
+        strip --strip-all -o "$bin" "$HERE/workload-nofp" ||
+        { fail "unwind_stripped: objcopy and strip"; return; }
+    id=$(readelf -n "$bin" | awk '/Build ID:/ { print $3 }')
+    if [[ -z $id ]] || readelf -S "$bin" | grep -q '\.symtab'; then
+        fail "unwind_stripped: a stripped binary with a build ID" \
+             "yes" "build ID '$id'"
+        return
+    fi
+    # Where the tools look for it by build ID; removed at the end (and by
+    # cleanup in tests/e2e/lib.sh).
+    E2E_DEBUG_FILE=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+    mkdir -p "${E2E_DEBUG_FILE%/*}"
+    cp "$WORKDIR/wl.debug" "$E2E_DEBUG_FILE"
+    if uw_wl stripped "$bin" && uw_long_poll unwind_stripped stripped; then
+        uw_check unwind_stripped "$LP_REC"
+    fi
+    wl_stop stripped
+    rm -f "$E2E_DEBUG_FILE"
+    E2E_DEBUG_FILE=
+}
+
+scenario_unwind_events() {
+    local tag=unwind_events rv got
+
+    uw_wl nofp "$HERE/workload-nofp" || return
+    rv=${WL_TID[nofp:revalidator2]}
+    kd_json_begin $tag 2 -p "${WL_PID[nofp]}" --tid "$rv" -s 50ms || return
+    wl_cmd nofp "deep 100 100" \
+        || fail "$tag: job deep" "done" "$WL_REPLY_LINE"
+    kd_finish $tag 60
+    got=$(jq -r --arg re "$UW_READ" "$UW_JQ"'
+        [.syscall_events[]? | select(.syscall == "read")
+         | .user_stack // [] | select(whole and (chain | test($re)))]
+        | length' "$KD_OUT" | head -n 1)
+    check_eq "$tag: the read() event's user stack, five calls deep, whole" \
+             1 "$got"
+}
+
+# The control: the reference's walk through frame pointers, on the same
+# binary, gets none of the chains whole.
+scenario_unwind_frame_pointers() {
+    local tag=unwind_frame_pointers n spin
+
+    uw_wl nofp "$HERE/workload-nofp" || return
+    uw_long_poll $tag nofp --frame-pointers || return
+    n=$(lr '.profile.samples // 0')
+    spin=$(jq -r --arg re "$UW_SPIN" "$UW_JQ"'
+        [.on_cpu_stacks[] | select(.frames | whole and (chain | test($re)))
+         | .samples] | add // 0' <<<"$LP_REC")
+    if is_uint "$n" && ((n >= 50)) && ((spin * 100 < n * 95)); then
+        pass "$tag: frame pointers get the spin's chain whole in $spin of\
+ $n samples only (the checks above can fail)"
+    else
+        fail "$tag: frame pointers get the spin's chain whole" \
+             "in < 95% of >= 50 samples" "$spin of $n"
+    fi
+}
