@@ -63,7 +63,7 @@ UNIT_KERNEL_SRCS = \
 UNIT_STRAYS = \
 	$(filter-out $(UNIT_CORE_SRCS) $(UNIT_KERNEL_SRCS),$(UNIT_SRCS))
 UNIT_CORE_OBJS = $(UNIT_CORE_SRCS:tests/unit/%.c=build/unit/%.o) \
-	build/unit/main.o
+	build/unit/main.o build/unit/cfi_fixture.o
 UNIT_KERNEL_OBJS = $(UNIT_KERNEL_SRCS:tests/unit/%.c=build/unit/%.o) \
 	build/unit/main.o
 UNIT_CORE = tests/unit/core_units
@@ -109,6 +109,12 @@ build/unit:
 
 build/unit/%.o: tests/unit/%.c build/unit/%.d | build/unit
 	$(CC) $(CFLAGS_ALL) -Itests $(DEPFLAGS) -c $< -o $@
+
+# Functions whose frames only .debug_frame describes (tests/unit/test_cfi.c).
+build/unit/cfi_fixture.o: tests/unit/cfi_fixture.c tests/unit/cfi_fixture.h \
+		| build/unit
+	$(CC) $(CFLAGS_ALL) -g -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -c $< -o $@
 
 # The .d files, named so that make does not take them for intermediate
 # files: a missing one then rebuilds its object.
