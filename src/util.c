@@ -442,6 +442,21 @@ kd_utc_time(const struct timespec *ts, char buf[32])
     return buf;
 }
 
+uint64_t
+kd_clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+
+    clock_gettime(clock, &ts);
+    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+uint64_t
+kd_now_ns(void)
+{
+    return kd_clock_ns(CLOCK_MONOTONIC);
+}
+
 int
 kd_parse_cpu_list(const char *list, bool *cpus, size_t n)
 {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -129,5 +130,11 @@ char *kd_xstrdup_safe(const char *s);
  * characters.  Returns 'buf'. */
 #define KD_UTC_TIME_LEN 27
 const char *kd_utc_time(const struct timespec *ts, char buf[32]);
+
+/* Clock 'clock' in ns. */
+uint64_t kd_clock_ns(clockid_t clock);
+
+/* CLOCK_MONOTONIC ns, the eBPF side's clock (bpf_ktime_get_ns()). */
+uint64_t kd_now_ns(void);
 
 #endif /* util.h */
