@@ -74,7 +74,7 @@ kd_output_status(const struct kd_output *o, const struct kd_status *st)
     if (!line) {
         return;
     }
-    kd_render_text_status(&ds, st);
+    kd_status_format(&ds, st);
     if (line->text && !strcmp(line->text, kd_ds_cstr(&ds))) {
         kd_ds_destroy(&ds);
         return;

@@ -18,7 +18,6 @@
 struct kd_gap;
 struct kd_losses;
 struct kd_snapshot;
-struct kd_status;
 
 /* The text report, in the reference's layout: pure functions of a
  * snapshot (snapshot.h), which touch neither the kernel nor /proc; the
@@ -56,12 +55,6 @@ void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
 void kd_render_text_watch_end(struct kd_ds *, unsigned int tgid,
                               const struct kd_losses *total,
                               unsigned int reported, bool target_exited);
-
-/* The status line (without its end of line) for 'status', short enough
- * for 80 columns, what can be cut last: "Waiting 3 s, 12 threads, Ctrl-C
- * to stop; start trigger: T", or "Watching 12 threads, 1m05s, Ctrl-C to
- * stop; 3 long polls, longest 61.2 ms" ("no long poll yet"). */
-void kd_render_text_status(struct kd_ds *, const struct kd_status *);
 
 /* The note that no start trigger 'what' fired in 'waited_ns', with its
  * end of line. */

@@ -394,7 +394,7 @@ test_output_status(void)
         test_output_open(&t, json);
         tty = open_memstream(&tty_buf, &tty_len);
         kd_output_set_status(&t.output, &line, tty);
-        kd_render_text_status(&text, &st);
+        kd_status_format(&text, &st);
         t.output.status(&t.output, &st);
         t.output.status(&t.output, &st);
         fflush(tty);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "gap.h"
-#include "output.h"
 #include "render_text.h"
 #include "report.h"
 #include "snapshot.h"
@@ -378,36 +377,11 @@ test_render_text_watch_end(void)
     kd_ds_destroy(&ds);
 }
 
-/* The status line, waiting and watching, and the note at a wait's end;
- * the trigger rendered safe. */
+/* The note at a wait's end, the trigger rendered safe. */
 static void
-test_render_text_status(void)
+test_render_text_wait_end(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    struct kd_status st = {
-        .trigger = "up:libc.so.6:fork\033]0;x", .elapsed_ns = 3999999999ull,
-        .tgid = 42, .n_threads = 12,
-    };
-
-    kd_render_text_status(&ds, &st);
-    CHECK_STR(kd_ds_cstr(&ds), "Waiting 3 s, 12 threads, Ctrl-C to stop; "
-              "start trigger: up:libc.so.6:fork\\x1b]0;x");
-    kd_ds_destroy(&ds);
-
-    st = (struct kd_status) { .tgid = 42, .n_threads = 1,
-                              .elapsed_ns = 65000000000ull };
-    kd_render_text_status(&ds, &st);
-    CHECK_STR(kd_ds_cstr(&ds), "Watching 1 thread, 1m05s, Ctrl-C to stop; "
-              "no long poll yet");
-    kd_ds_destroy(&ds);
-
-    st.n_intervals = 3;
-    st.longest_ns = 61234567;
-    st.elapsed_ns = 7384000000000ull;
-    kd_render_text_status(&ds, &st);
-    CHECK_STR(kd_ds_cstr(&ds), "Watching 1 thread, 2h03m, Ctrl-C to stop; "
-              "3 long polls, longest 61.2 ms");
-    kd_ds_destroy(&ds);
 
     kd_render_text_wait_end(&ds, "u:kd_workload:job_start", 3100000000ull);
     CHECK_STR(kd_ds_cstr(&ds), "kernel_delay: no start trigger fired in "
@@ -554,7 +528,7 @@ static const struct test tests[] = {
     TEST(test_render_text_thread_stacks),
     TEST(test_render_text_empty),
     TEST(test_render_text_wall_clock),
-    TEST(test_render_text_status),
+    TEST(test_render_text_wait_end),
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
     TEST(test_render_text_gap),
