@@ -109,6 +109,13 @@ kd_output_wait_end(const struct kd_output *o, const char *what,
     kd_ds_destroy(&ds);
 }
 
+/* The sink of a long report: the report's stream. */
+static void
+kd_output_sink_write(struct kd_ds *ds, void *stream_)
+{
+    kd_ds_flush(ds, stream_, 0);
+}
+
 /* Writes 'ds' to the report's stream, flushes it, and frees 'ds'. */
 static void
 kd_output_write(const struct kd_output *o, struct kd_ds *ds)
@@ -185,6 +192,7 @@ static void
 kd_output_text_sample(const struct kd_output *o,
                       const struct kd_snapshot *snap)
 {
+    struct kd_ds_sink sink = { kd_output_sink_write, o->stream };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     if (snap->window.skipped) {
@@ -193,7 +201,7 @@ kd_output_text_sample(const struct kd_output *o,
         return;
     }
     kd_output_status_clear(o);
-    kd_render_text_sample(&ds, snap, o->stream);
+    kd_render_text_sample(&ds, snap, &sink);
     kd_output_write(o, &ds);
 }
 
@@ -320,10 +328,11 @@ static void
 kd_output_json_sample(const struct kd_output *o,
                       const struct kd_snapshot *snap)
 {
+    struct kd_ds_sink sink = { kd_output_sink_write, o->stream };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     kd_output_status_clear(o);
-    kd_render_json_sample(&ds, o->node, snap, o->stream);
+    kd_render_json_sample(&ds, o->node, snap, &sink);
     kd_output_write(o, &ds);
 }
 

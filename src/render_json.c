@@ -109,7 +109,7 @@ kd_render_json_event_time(struct kd_ds *ds, const char *key,
 
 static void
 kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+                      const struct kd_ds_sink *sink)
 {
     bool first = true;
 
@@ -135,9 +135,7 @@ kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
             kd_render_json_stack(ds, snap, e->user_stack_id);
         }
         kd_ds_put_char(ds, '}');
-        if (out) {
-            kd_ds_flush(ds, out, 1 << 16);
-        }
+        kd_ds_sink_put(ds, sink);
     }
     kd_ds_put_char(ds, ']');
 }
@@ -501,7 +499,8 @@ kd_render_json_upcalls(struct kd_ds *ds,
 
 void
 kd_render_json_sample(struct kd_ds *ds, const char *node,
-                      const struct kd_snapshot *snap, FILE *out)
+                      const struct kd_snapshot *snap,
+                      const struct kd_ds_sink *sink)
 {
     const struct kd_sample *sample = &snap->sample;
 
@@ -518,7 +517,7 @@ kd_render_json_sample(struct kd_ds *ds, const char *node,
                            sample->n_cpus);
     kd_ds_put_cstr(ds, ",\"syscall_events\":");
     if (snap->with_events) {
-        kd_render_json_events(ds, snap, out);
+        kd_render_json_events(ds, snap, sink);
     } else {
         kd_json_null(ds);
     }

@@ -15,15 +15,6 @@
 #include "snapshot.h"
 #include "syscalls.h"
 
-/* Writes 'ds' out to 'out' (if not NULL) once it holds 64 kB. */
-static void
-kd_render_text_flush(struct kd_ds *ds, FILE *out)
-{
-    if (out) {
-        kd_ds_flush(ds, out, 1 << 16);
-    }
-}
-
 static void
 kd_render_text_stack(struct kd_ds *ds, const struct kd_snapshot *snap,
                      int32_t id)
@@ -58,7 +49,7 @@ kd_render_text_no_events(struct kd_ds *ds, const struct kd_snapshot *snap)
  * could not be kept. */
 static void
 kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+                      const struct kd_ds_sink *sink)
 {
     for (size_t i = 0; i < snap->n_events; i++) {
         const struct kd_snapshot_event *e = &snap->events[i];
@@ -84,7 +75,7 @@ kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
             kd_render_text_stack(ds, snap, e->kernel_stack_id);
             kd_render_text_stack(ds, snap, e->user_stack_id);
         }
-        kd_render_text_flush(ds, out);
+        kd_ds_sink_put(ds, sink);
     }
     if (!snap->n_events) {
         kd_render_text_no_events(ds, snap);
@@ -205,7 +196,7 @@ kd_render_text_thread_stacks(struct kd_ds *ds,
 
 void
 kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+                      const struct kd_ds_sink *sink)
 {
     const struct kd_sample *sample = &snap->sample;
 
@@ -223,9 +214,9 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                        "since.\n");
     }
     kd_render_text_thread_stacks(ds, snap);
-    kd_render_text_flush(ds, out);
+    kd_ds_sink_put(ds, sink);
     if (snap->with_events) {
-        kd_render_text_events(ds, snap, out);
+        kd_render_text_events(ds, snap, sink);
     }
     if (snap->with_summary) {
         kd_report_summary(ds, snap->rows, sample->n_threads,

@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <time.h>
 
 #include "kd_abi.h"
@@ -27,11 +26,11 @@ struct kd_snapshot;
 
 /* Appends the report of resolved sample 'snap' to 'ds': the threads, the
  * upcalls, the syscall events with their stacks, the summary, and the
- * warnings about what the sample misses.  When 'out' is not NULL, writes
- * 'ds' out to it as it grows, so that a sample of many events needs no
- * more memory than a few of them. */
+ * warnings about what the sample misses.  When 'sink' is not NULL, hands
+ * 'ds' to it as it grows, so that a sample of many events needs no more
+ * memory than a few of them. */
 void kd_render_text_sample(struct kd_ds *, const struct kd_snapshot *snap,
-                           FILE *out);
+                           const struct kd_ds_sink *sink);
 
 /* The warnings the reference prints after the last sample, from what
  * the capture lost in 'total', after 'sample_count' samples were asked

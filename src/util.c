@@ -225,6 +225,14 @@ kd_ds_flush(struct kd_ds *ds, FILE *stream, size_t threshold)
 }
 
 void
+kd_ds_sink_put(struct kd_ds *ds, const struct kd_ds_sink *sink)
+{
+    if (sink && ds->length >= KD_DS_SINK_CHUNK) {
+        sink->write(ds, sink->aux);
+    }
+}
+
+void
 kd_ds_destroy(struct kd_ds *ds)
 {
     free(ds->string);

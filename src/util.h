@@ -60,6 +60,23 @@ const char *kd_ds_cstr(struct kd_ds *);
 char *kd_ds_steal_cstr(struct kd_ds *);
 void kd_ds_destroy(struct kd_ds *);
 
+/* Where a text too long to hold whole goes as it grows: 'write' takes
+ * what a kd_ds holds so far and empties it (writes it to a file, say).
+ * The renderers, which write to no file themselves, hand their text to
+ * one as they go (kd_ds_sink_put()), so that a report of many events
+ * needs no more memory than a part of it. */
+struct kd_ds_sink {
+    void (*write)(struct kd_ds *, void *aux);
+    void *aux;
+};
+
+/* How much a kd_ds holds before kd_ds_sink_put() hands it over. */
+#define KD_DS_SINK_CHUNK (1 << 16)
+
+/* Hands what 'ds' holds to 'sink' once that is KD_DS_SINK_CHUNK bytes or
+ * more; nothing when 'sink' is NULL (then 'ds' holds the whole text). */
+void kd_ds_sink_put(struct kd_ds *, const struct kd_ds_sink *sink);
+
 /* Writes 'ds' to 'stream' and empties it, once it holds 'threshold' bytes
  * or more (0: always). */
 void kd_ds_flush(struct kd_ds *, FILE *stream, size_t threshold);
