@@ -199,8 +199,10 @@ static void
 kd_render_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
                     uint64_t max)
 {
+    struct kd_hist_percentiles p;
     bool first = true;
 
+    kd_hist_percentiles(counts, max, &p);
     kd_ds_put_cstr(ds, "{\"buckets\":[");
     for (int i = 0; i < KD_HIST_SLOTS; i++) {
         uint64_t low, high;
@@ -215,9 +217,7 @@ kd_render_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
     }
     kd_ds_put_format(ds, "],\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
                      ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                     kd_hist_percentile(counts, 50, max),
-                     kd_hist_percentile(counts, 90, max),
-                     kd_hist_percentile(counts, 99, max), max);
+                     p.p50, p.p90, p.p99, p.max);
 }
 
 /* Thread 't''s histogram of 'what' (with the maximum of 'stat'), or null

@@ -116,12 +116,16 @@ void
 kd_report_hist(struct kd_ds *ds, const uint64_t counts_[KD_HIST_SLOTS],
                uint64_t max)
 {
+    struct kd_hist_percentiles p;
     uint64_t counts[KD_HIST_SLOTS];
     uint64_t val_max = 0;
     int idx_max = -1, stars = 40;
     char a[32], b[32], c[32], d[32];
     bool wide;
 
+    /* The percentiles of the slots as counted; slot 0 (the value 0) is
+     * shown with slot 1, as bcc shows it, "0 -> 1". */
+    kd_hist_percentiles(counts_, max, &p);
     memcpy(counts, counts_, sizeof counts);
     counts[1] += counts[0];
     counts[0] = 0;
@@ -159,13 +163,10 @@ kd_report_hist(struct kd_ds *ds, const uint64_t counts_[KD_HIST_SLOTS],
     }
     kd_ds_put_format(ds, KD_REPORT_INDENT "p50 <= %s ns, p90 <= %s ns, "
                      "p99 <= %s ns, max %s ns\n",
-                     kd_report_thousands(kd_hist_percentile(counts, 50, max),
-                                         a),
-                     kd_report_thousands(kd_hist_percentile(counts, 90, max),
-                                         b),
-                     kd_report_thousands(kd_hist_percentile(counts, 99, max),
-                                         c),
-                     kd_report_thousands(max, d));
+                     kd_report_thousands(p.p50, a),
+                     kd_report_thousands(p.p90, b),
+                     kd_report_thousands(p.p99, c),
+                     kd_report_thousands(p.max, d));
 }
 
 /* The first line of a section after the first: a blank line, the title
