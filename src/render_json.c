@@ -13,7 +13,7 @@
 #include "gap.h"
 #include "hist.h"
 #include "json.h"
-#include "report.h"
+#include "names.h"
 #include "snapshot.h"
 #include "summary.h"
 #include "syscalls.h"
@@ -357,8 +357,7 @@ kd_render_json_irqs(struct kd_ds *ds, const struct kd_thread *t)
 
         kd_json_next(ds, &first);
         kd_ds_put_cstr(ds, "{\"name\":");
-        kd_json_string(ds, kd_report_softirq_name(e->key.vec, buf,
-                                                  sizeof buf));
+        kd_json_string(ds, kd_names_softirq(e->key.vec, buf, sizeof buf));
         kd_ds_put_format(ds, ",\"vector\":%" PRIu32 ",\"count\":%" PRIu64
                          ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
                          "}", e->key.vec, e->stat.count, e->stat.total_ns,
@@ -476,7 +475,7 @@ kd_render_json_upcalls(struct kd_ds *ds,
     }
     kd_ds_put_cstr(ds, "{\"by_errno\":[");
     for (size_t i = 0; i < n; i++) {
-        const char *name = kd_report_upcall_errno_name(entries[i].key);
+        const char *name = kd_names_upcall_errno(entries[i].key);
         bool first_cpu = true;
 
         kd_json_next(ds, &first);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "names.h"
 #include "summary.h"
 #include "syscalls.h"
 #include "util.h"
@@ -319,21 +320,6 @@ kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
     }
 }
 
-const char *
-kd_report_softirq_name(uint32_t vec, char *buf, size_t size)
-{
-    static const char *const names[] = {
-        "hi", "timer", "net_tx", "net_rx", "block", "irq_poll",
-        "tasklet", "sched", "hrtimer", "rcu",
-    };
-
-    if (vec < KD_ARRAY_SIZE(names)) {
-        return names[vec];
-    }
-    snprintf(buf, size, "<unknown:%" PRIu32 ">", vec);
-    return buf;
-}
-
 /* The COUNT, TOTAL ns and MAX ns columns of an interrupt's 'stat', added
  * to the totals. */
 static void
@@ -387,8 +373,7 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
         char buf[32];
 
         kd_ds_put_cstr(ds, KD_REPORT_INDENT);
-        kd_report_field(ds, kd_report_softirq_name(e->key.vec, buf,
-                                                   sizeof buf),
+        kd_report_field(ds, kd_names_softirq(e->key.vec, buf, sizeof buf),
                         20, true, true);
         kd_ds_put_format(ds, " %7" PRIu32 "  ", e->key.vec);
         kd_report_irq_stat(ds, &e->stat, &total_count, &total_ns);
@@ -431,38 +416,29 @@ kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
     }
 }
 
-/* Sums of the per-CPU counts of the upcall entries whose key is 'key', or
- * not 'key' when 'other'.  Returns the total and writes the non-zero
- * per-CPU counts as "0: 5, 1: 3" into 'ds'. */
+/* The sums of the per-CPU counts of the upcall entries whose key is
+ * 'key', or not 'key' when 'other' (kd_sample_upcall_sums()).  Returns
+ * the total and writes the non-zero per-CPU counts as "0: 5, 1: 3" into
+ * 'ds'. */
 static uint64_t
 kd_report_upcall_sums(const struct kd_upcall_entry *entries, size_t n,
                       int n_cpus, uint64_t key, bool other, struct kd_ds *ds)
 {
-    uint64_t total = 0;
+    uint64_t *per_cpu = kd_xcalloc(n_cpus > 0 ? n_cpus : 1,
+                                   sizeof *per_cpu);
+    uint64_t total = kd_sample_upcall_sums(entries, n, n_cpus, key, other,
+                                           per_cpu);
     bool first = true;
 
     for (int cpu = 0; cpu < n_cpus; cpu++) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < n; i++) {
-            if ((entries[i].key == key) != other) {
-                sum += entries[i].per_cpu[cpu];
-            }
-        }
-        if (sum) {
+        if (per_cpu[cpu]) {
             kd_ds_put_format(ds, "%s%d: %" PRIu64, first ? "" : ", ", cpu,
-                             sum);
+                             per_cpu[cpu]);
             first = false;
         }
-        total += sum;
     }
+    free(per_cpu);
     return total;
-}
-
-const char *
-kd_report_upcall_errno_name(uint64_t key)
-{
-    return key && key < 4096 ? strerrorname_np(key) : NULL;
 }
 
 static int
@@ -518,7 +494,7 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
             }
             kd_ds_destroy(&failed_cpu);
         } else if (total) {
-            const char *name = kd_report_upcall_errno_name(key);
+            const char *name = kd_names_upcall_errno(key);
             char num[24];
 
             snprintf(num, sizeof num, "%" PRIu64, key);

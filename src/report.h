@@ -15,9 +15,8 @@
 #include "util.h"
 
 /* The reference's text layout, to the character: numbers, fields and
- * timestamps as it writes them, the sections of a sample's report, and
- * the names it gives (softirq vectors, errnos), which the JSON report
- * writes too.  Pure: nothing here touches the kernel. */
+ * timestamps as it writes them, and the sections of a sample's report.
+ * Pure: nothing here touches the kernel. */
 
 /* Everything under a thread's first line is indented by the width of the
  * "TID" and "THREAD" columns. */
@@ -77,14 +76,6 @@ void kd_report_hist(struct kd_ds *, const uint64_t counts[KD_HIST_SLOTS],
  * it, and who ran instead of each thread that waited. */
 void kd_report_summary(struct kd_ds *, const struct kd_summary_row *,
                        size_t n, uint64_t window_ns);
-
-/* The reference's name of softirq vector 'vec' ("net_rx"), or
- * "<unknown:VEC>" in 'buf'. */
-const char *kd_report_softirq_name(uint32_t vec, char *buf, size_t size);
-
-/* The name of errno 'key' of an upcall ("ENOBUFS"), or NULL for success
- * or an unknown number. */
-const char *kd_report_upcall_errno_name(uint64_t key);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

@@ -249,11 +249,33 @@ test_sample_filter(void)
     kd_sample_clear(&s);
 }
 
+/* The upcalls of each CPU and in all: of one key, of every other key,
+ * and of all keys. */
+static void
+test_sample_upcall_sums(void)
+{
+    uint64_t ok[3] = { 5, 0, 3 }, enobufs[3] = { 1, 2, 0 };
+    uint64_t eagain[3] = { 0, 0, 4 };
+    const struct kd_upcall_entry entries[] = {
+        { 0, ok }, { 105, enobufs }, { 11, eagain },
+    };
+    uint64_t per_cpu[3];
+
+    CHECK_UINT(kd_sample_upcall_sums(entries, 3, 3, 0, false, per_cpu), 8);
+    CHECK(per_cpu[0] == 5 && per_cpu[1] == 0 && per_cpu[2] == 3);
+    CHECK_UINT(kd_sample_upcall_sums(entries, 3, 3, 0, true, per_cpu), 7);
+    CHECK(per_cpu[0] == 1 && per_cpu[1] == 2 && per_cpu[2] == 4);
+    CHECK_UINT(kd_sample_upcall_sums(entries, 3, 3, UINT64_MAX, true,
+                                     per_cpu), 15);
+    CHECK(per_cpu[0] == 6 && per_cpu[1] == 2 && per_cpu[2] == 7);
+}
+
 static const struct test tests[] = {
     TEST(test_sample_group),
     TEST(test_sample_group_no_name_fn),
     TEST(test_thread_filter),
     TEST(test_sample_filter),
+    TEST(test_sample_upcall_sums),
 };
 
 CHECK_SUITE(sample, tests)
