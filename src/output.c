@@ -19,6 +19,7 @@
 #include "options.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "render_text_gap.h"
 #include "report.h"
 #include "snapshot.h"
 

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "render_text_gap.h"
 #include "snapshot.h"
 #include "util.h"
 #include "check.h"
