@@ -14,6 +14,7 @@
 #include <time.h>
 
 #define KD_ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
+#define KD_MIN(A, B) ((A) < (B) ? (A) : (B))
 
 #if defined(__GNUC__)
 #define KD_PRINTF_FORMAT(FMT, ARG1) \
@@ -153,5 +154,19 @@ uint64_t kd_clock_ns(clockid_t clock);
 
 /* CLOCK_MONOTONIC ns, the eBPF side's clock (bpf_ktime_get_ns()). */
 uint64_t kd_now_ns(void);
+
+/* The edit distance between 'a' (of 'a_len' bytes) and 'b' (of 'b_len'
+ * bytes): insertions, deletions, substitutions and transpositions of two
+ * adjacent bytes each count 1 (optimal string alignment).  Either length
+ * above KD_EDIT_DISTANCE_MAX gives SIZE_MAX. */
+#define KD_EDIT_DISTANCE_MAX 64
+size_t kd_edit_distance(const char *a, size_t a_len,
+                        const char *b, size_t b_len);
+
+/* Whether POSIX extended regular expression 're' has a repetition
+ * operator (*, +, ?, {...}) right after another one.  POSIX leaves that
+ * undefined; glibc takes it, and compiles a run of them ("a++++...", 150
+ * characters) into gigabytes of memory. */
+bool kd_regex_repeats_repetition(const char *re);
 
 #endif /* util.h */

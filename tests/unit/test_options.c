@@ -4,7 +4,8 @@
  */
 
 /* Unit tests of src/options.c: the command line, parsed as the reference's
- * argparse parses it, and the strict number parsers under it.
+ * argparse parses it, with the usage, --help and the errors of
+ * src/usage.c.
  *
  * Every expected value is written out here, taken from the reference
  * kernel_delay.py (its argparse setup), never from this program's own
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #include "options.h"
+#include "parse.h"
+#include "usage.h"
 #include "util.h"
 #include "check.h"
 
@@ -827,95 +830,6 @@ test_options_flag_attached(void)
 }
 
 static void
-test_parse_u64(void)
-{
-    uint64_t u;
-
-    u = 99;
-    CHECK_INT(kd_parse_u64("0", 0, 10, &u), 0);
-    CHECK_UINT(u, 0);
-    CHECK_INT(kd_parse_u64("10", 0, 10, &u), 0);
-    CHECK_UINT(u, 10);
-    CHECK_INT(kd_parse_u64("+7", 0, 10, &u), 0);
-    CHECK_UINT(u, 7);
-    CHECK_INT(kd_parse_u64("007", 0, 10, &u), 0);
-    CHECK_UINT(u, 7);
-    CHECK_INT(kd_parse_u64("18446744073709551615", 0, UINT64_MAX, &u), 0);
-    CHECK_UINT(u, UINT64_MAX);
-    CHECK_INT(kd_parse_u64("18446744073709551614", 0, UINT64_MAX, &u), 0);
-    CHECK_UINT(u, UINT64_MAX - 1);
-
-    CHECK_INT(kd_parse_u64("11", 0, 10, &u), ERANGE);
-    CHECK_INT(kd_parse_u64("4", 5, 10, &u), ERANGE);
-    CHECK_INT(kd_parse_u64("-5", 0, 10, &u), ERANGE);
-    CHECK_INT(kd_parse_u64("18446744073709551616", 0, UINT64_MAX, &u),
-              ERANGE);
-    CHECK_INT(kd_parse_u64("99999999999999999999999", 0, UINT64_MAX, &u),
-              ERANGE);
-
-    CHECK_INT(kd_parse_u64("", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("+", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("-", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("++5", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("-5x", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("5x", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64(" 5", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("5 ", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("0x10", 0, 100, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("1.0", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("99999999999999999999999x", 0, UINT64_MAX, &u),
-              EINVAL);
-}
-
-static void
-test_parse_seconds(void)
-{
-    double d;
-
-    d = 99;
-    CHECK_INT(kd_parse_seconds("0.5", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0.5);
-    CHECK_INT(kd_parse_seconds("1e3", 0, 1e6, &d), 0);
-    CHECK_DOUBLE(d, 1000);
-    CHECK_INT(kd_parse_seconds("1E-1", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0.1);
-    CHECK_INT(kd_parse_seconds(".5", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0.5);
-    CHECK_INT(kd_parse_seconds("5.", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 5);
-    CHECK_INT(kd_parse_seconds("+2", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 2);
-    CHECK_INT(kd_parse_seconds("0", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0);
-    CHECK_INT(kd_parse_seconds("10", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 10);
-    CHECK_INT(kd_parse_seconds("1e-9", 1e-9, 10, &d), 0);
-    CHECK_DOUBLE(d, 1e-9);
-
-    CHECK_INT(kd_parse_seconds("-1", 0, 10, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("10.5", 0, 10, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("0", 1e-9, 10, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("1e999", 0, 1e9, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("-1e999", 0, 1e9, &d), ERANGE);
-
-    CHECK_INT(kd_parse_seconds("", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds(".", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("e5", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1e", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1-2", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("nan", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("NAN", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("inf", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("infinity", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("0x1", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("0x1p3", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds(" 1", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1 ", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1,5", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("abc", 0, 10, &d), EINVAL);
-}
-
-static void
 test_next_power_of_two(void)
 {
     CHECK_UINT(kd_next_power_of_two(0), 1);
@@ -1075,83 +989,6 @@ test_options_long_poll(void)
                       "--long-poll-events", "--l", NULL);
 }
 
-/* Durations with units, computed exactly. */
-static void
-test_parse_duration_ns(void)
-{
-    static const struct {
-        const char *s;
-        uint64_t ns;
-    } good[] = {
-        { "0", 0 }, { "7", 7 }, { "+7", 7 }, { "007", 7 }, { "-0", 0 },
-        { "-0ms", 0 }, { "0.0", 0 }, { "0e999999999999", 0 },
-        { "1e6", 1000000 }, { "1E6", 1000000 }, { "1e+6", 1000000 },
-        { "1.5e3", 1500 }, { "1000e-3", 1 }, { "1500e-3ms", 1500000 },
-        { "1.0", 1 }, { "5.", 5 },
-        { "50ns", 50 }, { "50us", 50000 }, { "50ms", 50000000 },
-        { "2s", 2000000000 }, { "1.5ms", 1500000 }, { ".5us", 500 },
-        { "0.000001s", 1000 }, { "1e-3s", 1000000 }, { "1E3us", 1000000 },
-        { "0.000000001s", 1 }, { "1500.0ns", 1500 },
-        { "9223372036854775807", UINT64_MAX / 2 },
-        { "9223372036.854775807s", UINT64_MAX / 2 },
-        { "922337203685477580.7e1", UINT64_MAX / 2 },
-    };
-    static const struct {
-        const char *s;
-        int error;
-    } bad[] = {
-        { "", EINVAL }, { "+", EINVAL }, { "-", EINVAL }, { ".", EINVAL },
-        { "ms", EINVAL }, { "s", EINVAL }, { ".ms", EINVAL },
-        { "5 ms", EINVAL }, { " 5ms", EINVAL }, { "5ms ", EINVAL },
-        { "5msx", EINVAL }, { "5m", EINVAL }, { "5sec", EINVAL },
-        { "5MS", EINVAL }, { "5Ms", EINVAL }, { "5h", EINVAL },
-        { "1e", EINVAL }, { "1e+", EINVAL }, { "1ems", EINVAL },
-        { "0x10", EINVAL }, { "1,5ms", EINVAL }, { "1..5", EINVAL },
-        { "++5", EINVAL }, { "inf", EINVAL }, { "nan", EINVAL },
-        { "5nss", EINVAL }, { "1e3.5", EINVAL },
-        { "1.5ns", EDOM }, { "1.5", EDOM }, { "0.1", EDOM },
-        { "1e-1", EDOM }, { "0.0000000001s", EDOM }, { "1e-999999999s", EDOM },
-        { "-1", ERANGE }, { "-1ms", ERANGE }, { "-0.5ns", ERANGE },
-        { "9223372036854775808", ERANGE }, { "9223372036.854775808s", ERANGE },
-        { "18446744073709551616", ERANGE }, { "1e30", ERANGE },
-        { "1e999999999999999999999", ERANGE },
-        { "99999999999999999999999999999999ms", ERANGE },
-    };
-    uint64_t u;
-
-    for (size_t i = 0; i < KD_ARRAY_SIZE(good); i++) {
-        u = 99;
-        if (!CHECK_INT(kd_parse_duration_ns(good[i].s, UINT64_MAX / 2, &u),
-                       0)) {
-            printf("  (for \"%s\")\n", good[i].s);
-        }
-        if (!CHECK_UINT(u, good[i].ns)) {
-            printf("  (for \"%s\")\n", good[i].s);
-        }
-    }
-    for (size_t i = 0; i < KD_ARRAY_SIZE(bad); i++) {
-        u = 99;
-        if (!CHECK_INT(kd_parse_duration_ns(bad[i].s, UINT64_MAX / 2, &u),
-                       bad[i].error)) {
-            printf("  (for \"%s\")\n", bad[i].s);
-        }
-        if (!CHECK_UINT(u, 99)) {
-            printf("  (for \"%s\")\n", bad[i].s);
-        }
-    }
-    CHECK_INT(kd_parse_duration_ns("10ns", 10, &u), 0);
-    CHECK_INT(kd_parse_duration_ns("11ns", 10, &u), ERANGE);
-    CHECK_INT(kd_parse_duration_ns("18446744073709551615", UINT64_MAX, &u),
-              0);
-    CHECK_UINT(u, UINT64_MAX);
-    CHECK_INT(kd_parse_duration_ns("18446744073709551616", UINT64_MAX, &u),
-              ERANGE);
-    CHECK_INT(kd_parse_duration_ns("18446744073.709551616s", UINT64_MAX,
-                                   &u), ERANGE);
-    CHECK(kd_duration_has_unit("5ms") && kd_duration_has_unit("s"));
-    CHECK(!kd_duration_has_unit("5") && !kd_duration_has_unit(""));
-}
-
 /* Every duration option takes units; a plain number keeps its unit. */
 static void
 test_options_durations(void)
@@ -1233,26 +1070,6 @@ test_options_durations(void)
                       "'5hours'", "--sample-time", "5hours", NULL);
 }
 
-/* Edit distances, as worked out by hand. */
-static void
-test_edit_distance(void)
-{
-#define DIST(A, B) kd_edit_distance((A), strlen(A), (B), strlen(B))
-    CHECK_UINT(DIST("", ""), 0);
-    CHECK_UINT(DIST("abc", ""), 3);
-    CHECK_UINT(DIST("", "abc"), 3);
-    CHECK_UINT(DIST("json", "json"), 0);
-    CHECK_UINT(DIST("jsn", "json"), 1);
-    CHECK_UINT(DIST("sampel-time", "sample-time"), 1);
-    CHECK_UINT(DIST("hlep", "help"), 1);
-    CHECK_UINT(DIST("kitten", "sitting"), 3);
-    CHECK_UINT(DIST("ca", "abc"), 3);
-    CHECK_UINT(DIST("bogus", "debug"), 4);
-#undef DIST
-    CHECK_UINT(kd_edit_distance("a", 1, "b", KD_EDIT_DISTANCE_MAX + 1),
-               SIZE_MAX);
-}
-
 /* A misspelt long option: argparse's error, then the closest options. */
 static void
 test_options_suggest(void)
@@ -1289,10 +1106,10 @@ test_options_suggest(void)
     CHECK_USAGE_ERROR("argument -p/--pid: must be an integer", "--jsn",
                       "-p", "x");
 
-    CHECK(kd_options_suggest("trigger-dleta", 13, &ds));
+    CHECK(kd_usage_suggest(kd_options_table(), "trigger-dleta", 13, &ds));
     CHECK_STR(kd_ds_cstr(&ds), "--trigger-delta");
     kd_ds_destroy(&ds);
-    CHECK(!kd_options_suggest("ab", 2, &ds));
+    CHECK(!kd_usage_suggest(kd_options_table(), "ab", 2, &ds));
     CHECK_STR(kd_ds_cstr(&ds), "");
     kd_ds_destroy(&ds);
 }
@@ -1417,15 +1234,11 @@ static const struct test tests[] = {
     TEST(test_options_float_underflow),
     TEST(test_options_negative_number_rule),
     TEST(test_options_flag_attached),
-    TEST(test_parse_u64),
-    TEST(test_parse_seconds),
     TEST(test_next_power_of_two),
     TEST(test_options_max_threads),
     TEST(test_options_ours),
     TEST(test_options_long_poll),
-    TEST(test_parse_duration_ns),
     TEST(test_options_durations),
-    TEST(test_edit_distance),
     TEST(test_options_suggest),
 };
 
