@@ -107,6 +107,10 @@ check "completes trigger kinds for --stop-trigger" "k: kprobe: kr: kretprobe:" \
       "$(complete_words kernel_delay --stop-trigger k)"
 check "no option completion for values" "" \
       "$(complete_words kernel_delay --sample-time '')"
+check "completes file names after --folded" "completion/kernel_delay" \
+      "$(complete_words kernel_delay --folded completion/kernel_del)"
+check "completes --off-cpu" "--off-cpu" \
+      "$(complete_words kernel_delay --off)"
 
 # "make demo" installs what the demo needs, and nothing the tests alone
 # need (clang, Open vSwitch, stress-ng, jq).
