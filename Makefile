@@ -107,8 +107,12 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 build/unit:
 	mkdir -p $@
 
+# KD_SRCDIR: where the unit tests find the files they check against the
+# code (the man page, the bash completion, the fuzz dictionary).
+UNIT_CFLAGS = -Itests -DKD_SRCDIR='"$(CURDIR)"'
+
 build/unit/%.o: tests/unit/%.c build/unit/%.d | build/unit
-	$(CC) $(CFLAGS_ALL) -Itests $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(UNIT_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The .d files, named so that make does not take them for intermediate
 # files: a missing one then rebuilds its object.

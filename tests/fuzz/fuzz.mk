@@ -76,7 +76,7 @@ $(SAN_DIR)/%.o: src/%.c | $(SAN_DIR)
 	$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SAN_DIR)/unit/%.o: tests/unit/%.c | $(SAN_DIR)/unit
-	$(CC) $(SAN_CFLAGS) -Itests $(DEPFLAGS) -c $< -o $@
+	$(CC) $(SAN_CFLAGS) $(UNIT_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SAN_DIR)/syscalls.o: build/syscall_table.h
 

@@ -11,7 +11,10 @@
  * kernel_delay.py (its argparse setup), never from this program's own
  * output. */
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1210,7 +1213,402 @@ test_options_fleet(void)
     unsetenv("KD_NODE_NAME");
 }
 
+/* The lists of options kept beside the table, in other languages: each
+ * is checked against the table (kd_options_table()), both ways, so that
+ * an option added to the table and not to one of them, or left in one
+ * after it left the table, fails here. */
+
+#ifndef KD_SRCDIR
+#define KD_SRCDIR "."
+#endif
+
+/* File 'rel' of the source tree, whole, or NULL after a failed check. */
+static char *
+read_source_file(const char *rel)
+{
+    char *path = kd_xasprintf("%s/%s", KD_SRCDIR, rel);
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    FILE *f = fopen(path, "r");
+    char buf[4096];
+    size_t n;
+
+    if (!f) {
+        check_fail(__FILE__, __LINE__, "%s: %s", path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        kd_ds_put_buffer(&ds, buf, n);
+    }
+    fclose(f);
+    free(path);
+    return kd_ds_steal_cstr(&ds);
+}
+
+/* Option 'def' as --help and the man page's OPTIONS name it: "-D
+ * [DEBUG], --debug [DEBUG]". */
+static char *
+option_tag(const struct kd_option_def *def)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    if (def->short_name) {
+        kd_usage_put_invocation(&ds, def, true);
+        kd_ds_put_cstr(&ds, ", ");
+    }
+    kd_usage_put_invocation(&ds, def, false);
+    return kd_ds_steal_cstr(&ds);
+}
+
+/* Option 'def' as the usage and the man page's SYNOPSIS show it: "[-D
+ * [DEBUG]]", "[--sample-time SECONDS]". */
+static char *
+option_synopsis(const struct kd_option_def *def)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_ds_put_char(&ds, '[');
+    kd_usage_put_invocation(&ds, def, def->short_name);
+    kd_ds_put_char(&ds, ']');
+    return kd_ds_steal_cstr(&ds);
+}
+
+/* The option of the table whose --help tag (if 'tag') or synopsis is 's',
+ * or NULL. */
+static const struct kd_option_def *
+option_shown_as(const char *s, bool tag)
+{
+    const struct kd_option_table *t = kd_options_table();
+
+    for (size_t i = 0; i < t->n; i++) {
+        char *shown = tag ? option_tag(&t->defs[i])
+                          : option_synopsis(&t->defs[i]);
+        bool same = !strcmp(shown, s);
+
+        free(shown);
+        if (same) {
+            return &t->defs[i];
+        }
+    }
+    return NULL;
+}
+
+/* The option of the table named 'word' ("--pid" or "-p"), or NULL. */
+static const struct kd_option_def *
+option_named(const char *word)
+{
+    const struct kd_option_table *t = kd_options_table();
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+
+        if ((!strncmp(word, "--", 2) && !strcmp(word + 2, def->long_name))
+            || (def->short_name && word[0] == '-' && word[1] == def->short_name
+                && !word[2])) {
+            return def;
+        }
+    }
+    return NULL;
+}
+
+/* Section 'name' of man page 'man' (roff, "\-" already "-"): from the
+ * line after ".SH NAME" to the next ".SH", as a new string. */
+static char *
+man_section(const char *man, const char *name)
+{
+    char *mark = kd_xasprintf("\n.SH %s\n", name);
+    const char *start = strstr(man, mark);
+    const char *end;
+    char *section;
+
+    if (!start) {
+        check_fail(__FILE__, __LINE__, "man page: no section %s", name);
+        free(mark);
+        return kd_xstrdup("");
+    }
+    start += strlen(mark);
+    end = strstr(start, "\n.SH ");
+    section = kd_xasprintf("%.*s\n", (int) (end ? end - start
+                                                : (ptrdiff_t) strlen(start)),
+                           start);
+    free(mark);
+    return section;
+}
+
+/* The man page: each option's tag in OPTIONS (the line after ".TP") is
+ * its --help tag, once; its SYNOPSIS has each option, once, as the usage
+ * shows it; and neither names anything that is not an option. */
+static void
+test_options_man_page(void)
+{
+    const struct kd_option_table *t = kd_options_table();
+    char *raw = read_source_file("man/kernel_delay.8");
+    struct kd_ds man = KD_DS_EMPTY_INITIALIZER;
+    char *options, *synopsis;
+    size_t *tags, *synopses;
+
+    if (!raw) {
+        return;
+    }
+    for (const char *p = raw; *p; p++) {
+        if (p[0] == '\\' && p[1] == '-') {
+            continue;
+        }
+        kd_ds_put_char(&man, *p);
+    }
+    free(raw);
+
+    tags = kd_xcalloc(t->n, sizeof *tags);
+    options = man_section(kd_ds_cstr(&man), "OPTIONS");
+    for (const char *p = strstr(options, ".TP\n"); p;
+         p = strstr(p + 1, ".TP\n")) {
+        const char *tag = p + 4;
+        char *line = kd_xasprintf("%.*s", (int) strcspn(tag, "\n"), tag);
+        const struct kd_option_def *def = option_shown_as(line, true);
+
+        if (def) {
+            tags[def - t->defs]++;
+        } else if (line[0] == '-') {
+            check_fail(__FILE__, __LINE__, "man page OPTIONS: \"%s\" is no "
+                       "option's tag (as --help shows it)", line);
+        }
+        free(line);
+    }
+
+    /* The SYNOPSIS: what is in brackets, outside any other brackets. */
+    synopses = kd_xcalloc(t->n, sizeof *synopses);
+    synopsis = man_section(kd_ds_cstr(&man), "SYNOPSIS");
+    for (const char *p = synopsis; *p; p++) {
+        const char *start = p;
+        int depth = 0;
+
+        if (*p != '[') {
+            continue;
+        }
+        for (; *p; p++) {
+            depth += (*p == '[') - (*p == ']');
+            if (!depth) {
+                break;
+            }
+        }
+        if (*p) {
+            char *group = kd_xasprintf("%.*s", (int) (p - start + 1), start);
+            const struct kd_option_def *def = option_shown_as(group, false);
+
+            if (def) {
+                synopses[def - t->defs]++;
+            } else {
+                check_fail(__FILE__, __LINE__, "man page SYNOPSIS: \"%s\" is "
+                           "no option (as the usage shows it)", group);
+            }
+            free(group);
+        } else {
+            p--;
+        }
+    }
+
+    for (size_t i = 0; i < t->n; i++) {
+        char *tag = option_tag(&t->defs[i]);
+
+        if (tags[i] != 1) {
+            check_fail(__FILE__, __LINE__, "man page OPTIONS: \".TP\" then "
+                       "\"%s\" %zu times, not once", tag, tags[i]);
+        }
+        if (synopses[i] != 1) {
+            check_fail(__FILE__, __LINE__, "man page SYNOPSIS: --%s %zu "
+                       "times, not once", t->defs[i].long_name,
+                       synopses[i]);
+        }
+        free(tag);
+    }
+    free(tags);
+    free(synopses);
+    free(options);
+    free(synopsis);
+    kd_ds_destroy(&man);
+}
+
+/* Whether word 'w' is in the list of words 'list' (separated by white
+ * space, or by '|' as in a shell pattern). */
+static bool
+word_listed(const char *list, const char *w)
+{
+    size_t len = strlen(w);
+
+    for (const char *p = list; *p; ) {
+        size_t n;
+
+        p += strspn(p, " \t\n\\|");
+        n = strcspn(p, " \t\n\\|");
+        if (n == len && !strncmp(p, w, n)) {
+            return true;
+        }
+        p += n;
+    }
+    return false;
+}
+
+/* The bash completion: its list of options ('opts') has each option of
+ * the table, by each of its names, and nothing else; each option that
+ * takes a value has a branch of its own in "case $prev", which completes
+ * file names for a FILE, and one that takes none has no branch. */
+static void
+test_options_completion(void)
+{
+    const struct kd_option_table *t = kd_options_table();
+    char *text = read_source_file("completion/kernel_delay");
+    const char *start, *p;
+    char *opts, *cases;
+    size_t *branches;
+
+    if (!text) {
+        return;
+    }
+    start = strstr(text, "local opts=\"");
+    if (!CHECK(start != NULL)) {
+        free(text);
+        return;
+    }
+    start += strlen("local opts=\"");
+    opts = kd_xasprintf("%.*s", (int) strcspn(start, "\""), start);
+    for (p = opts; *p; ) {
+        size_t n;
+        char *w;
+
+        p += strspn(p, " \t\n");
+        n = strcspn(p, " \t\n");
+        if (!n) {
+            break;
+        }
+        w = kd_xasprintf("%.*s", (int) n, p);
+        if (!option_named(w)) {
+            check_fail(__FILE__, __LINE__, "completion: \"%s\" is no "
+                       "option", w);
+        }
+        free(w);
+        p += n;
+    }
+
+    /* "case $prev in ... esac": each branch's patterns, then its body. */
+    start = strstr(text, "case $prev in\n");
+    if (!CHECK(start != NULL)) {
+        free(opts);
+        free(text);
+        return;
+    }
+    start += strlen("case $prev in\n");
+    cases = kd_xasprintf("%.*s", (int) (strstr(start, "esac") - start),
+                         start);
+    branches = kd_xcalloc(t->n, sizeof *branches);
+    for (p = cases; *p; ) {
+        size_t n = strcspn(p, ")");
+        const char *end = strstr(p + n, ";;");
+        char *patterns = kd_xasprintf("%.*s", (int) n, p);
+        char *body = kd_xasprintf("%.*s", (int) (end ? end - p - n : 0),
+                                  p + n);
+
+        for (size_t i = 0; i < t->n; i++) {
+            const struct kd_option_def *def = &t->defs[i];
+            char *name = kd_xasprintf("--%s", def->long_name);
+            char shrt[3] = { '-', def->short_name, '\0' };
+
+            if (word_listed(patterns, name)) {
+                branches[i]++;
+                if (def->metavar && !strcmp(def->metavar, "FILE")
+                    && !strstr(body, "compgen -f")) {
+                    check_fail(__FILE__, __LINE__, "completion: %s FILE "
+                               "does not complete file names", name);
+                }
+                if (def->short_name && !word_listed(patterns, shrt)) {
+                    check_fail(__FILE__, __LINE__, "completion: %s in a "
+                               "\"case $prev\" branch without %s", name,
+                               shrt);
+                }
+            }
+            free(name);
+        }
+        free(patterns);
+        free(body);
+        if (!end) {
+            break;
+        }
+        p = end + 2;
+    }
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+        char *name = kd_xasprintf("--%s", def->long_name);
+        char shrt[3] = { '-', def->short_name, '\0' };
+        size_t want = def->arg != KD_ARG_NONE;
+
+        if (!word_listed(opts, name)
+            || (def->short_name && !word_listed(opts, shrt))) {
+            check_fail(__FILE__, __LINE__, "completion: %s not in opts",
+                       name);
+        }
+        if (branches[i] != want) {
+            check_fail(__FILE__, __LINE__, "completion: %s in %zu \"case "
+                       "$prev\" branches, not %zu (%s)", name, branches[i],
+                       want, want ? "it takes a value" : "it takes none");
+        }
+        free(name);
+    }
+    free(branches);
+    free(cases);
+    free(opts);
+    free(text);
+}
+
+/* The fuzz dictionary of the option parser has each option by each of
+ * its names, and no option that is not in the table. */
+static void
+test_options_fuzz_dictionary(void)
+{
+    const struct kd_option_table *t = kd_options_table();
+    char *dict = read_source_file("tests/fuzz/dict/options.dict");
+
+    if (!dict) {
+        return;
+    }
+    for (const char *p = dict; *p; p += strcspn(p, "\n"), p += *p != 0) {
+        size_t n = strcspn(p, "\n");
+        char *w;
+
+        /* An entry "-x" or "--name...". */
+        if (n < 4 || p[0] != '"' || p[1] != '-' || p[n - 1] != '"'
+            || !(p[2] == '-' ? p[3] >= 'a' && p[3] <= 'z'
+                             : n == 4 && isalpha((unsigned char) p[2]))) {
+            continue;
+        }
+        w = kd_xasprintf("%.*s", (int) (n - 2), p + 1);
+        if (!option_named(w)) {
+            check_fail(__FILE__, __LINE__, "tests/fuzz/dict/options.dict: "
+                       "\"%s\" is no option", w);
+        }
+        free(w);
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+        char *name = kd_xasprintf("\n\"--%s\"\n", def->long_name);
+        char shrt[8] = { '\n', '"', '-', def->short_name, '"', '\n', '\0' };
+
+        if (!strstr(dict, name)) {
+            check_fail(__FILE__, __LINE__, "tests/fuzz/dict/options.dict "
+                       "lacks \"--%s\"", def->long_name);
+        }
+        if (def->short_name && !strstr(dict, shrt)) {
+            check_fail(__FILE__, __LINE__, "tests/fuzz/dict/options.dict "
+                       "lacks \"-%c\"", def->short_name);
+        }
+        free(name);
+    }
+    free(dict);
+}
+
 static const struct test tests[] = {
+    TEST(test_options_man_page),
+    TEST(test_options_completion),
+    TEST(test_options_fuzz_dictionary),
     TEST(test_options_fleet),
     TEST(test_options_profile_hz),
     TEST(test_options_defaults),
