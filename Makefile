@@ -46,7 +46,7 @@ CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/capture.c src/stackmaps.c src/source.c src/host.c src/hook.c src/events.c src/symbols.c \
-	src/snapshot.c src/waiter.c src/sampler.c src/stacks.c
+	src/snapshot.c src/waiter.c src/sampler.c src/stacks.c src/attach.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
