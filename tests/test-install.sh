@@ -4,17 +4,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0
-failed=0
-check() {
-    if [[ $2 == "$3" ]]; then
-        passed=$((passed + 1))
-        echo "PASS: $1"
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $1 (expected '$2', got '$3')"
-    fi
-}
+# shellcheck source=tests/testlib.sh
+. tests/testlib.sh
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -127,5 +118,4 @@ check "the tests' packages still hold clang and Open vSwitch" yes \
          grep -qx openvswitch-switch && echo yes || echo no)"
 
 echo
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+test_summary

@@ -82,10 +82,10 @@ lp_check_records() {
     fi
 }
 
-# sched_trace_print FAILED_BEFORE: when checks failed since E2E_FAILED was
+# sched_trace_print FAILED_BEFORE: when checks failed since TEST_FAILED was
 # FAILED_BEFORE, the scheduler's events recorded (sched_trace_begin).
 sched_trace_print() {
-    if ((E2E_FAILED > $1)) && [[ -s $SCHED_TRACE ]]; then
+    if ((TEST_FAILED > $1)) && [[ -s $SCHED_TRACE ]]; then
         echo "#   the scheduler's events (ftrace) meanwhile:"
         sed 's/^/#   /' "$SCHED_TRACE" | tail -n 400
     fi
@@ -140,7 +140,7 @@ scenario_long_poll() {
     local tag=long_poll pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
     local pmd=${WL_TID[main:pmd4]} spin=50 sleep=100 contend=150 cpu=0
     local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v
-    local truth_dom run0 run1 wait0 wait1 failed0=$E2E_FAILED
+    local truth_dom run0 run1 wait0 wait1 failed0=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json \
         || return
@@ -642,7 +642,7 @@ scenario_long_poll_usersys() {
     local tag=long_poll_usersys pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} user=150 kernel=100 steal
     local u k ru rs pre cpu tu tk irq edges out n tol tick=$((10 * MS))
-    local failed=$E2E_FAILED
+    local failed=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
         || return
@@ -717,7 +717,7 @@ scenario_long_poll_usersys() {
         note "$tag: revalidator2 was preempted $pre times under SCHED_FIFO:" \
              "getrusage()'s split not compared"
     fi
-    if ((E2E_FAILED > failed)); then
+    if ((TEST_FAILED > failed)); then
         note "$tag: the workload: $WL_REPLY_LINE"
         note "$tag: record: $(jq -c 'del(.stacks)' <<<"$LP_REC")"
     fi
@@ -845,10 +845,10 @@ lp_profile() {
             | .[:8][] | "\(.samples): \(.frames | join(" < "))"' \
             | sed 's/^/#   /'
     fi
-    failed=$E2E_FAILED
+    failed=$TEST_FAILED
     check_eq "$tag: a stack of the read()s names the kernel's read path" \
              true "$readpath"
-    if ((E2E_FAILED > failed)); then
+    if ((TEST_FAILED > failed)); then
         note "$tag: the stacks:"
         lr '.on_cpu_stacks[:8][] | "\(.samples): \(.frames | join(" < "))"' \
             | cut -c 1-600 | sed 's/^/#   /'
@@ -880,7 +880,7 @@ scenario_long_poll_offcpu() {
     local tag=long_poll_offcpu pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} read read_cpu waker tol folded
     local pipe_sleeps foreign lost all rt n
-    local failed0=$E2E_FAILED
+    local failed0=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
         --off-cpu --folded "$WORKDIR/$tag.folded" || return
@@ -961,7 +961,7 @@ scenario_long_poll_offcpu() {
     check_eq "$tag: --folded: the values add up to the sleeps' time" \
              "$(lr '([.blocked[].ns] | add // 0) + .off_cpu.other_ns')" \
              "$(awk '{ s += $NF } END { printf "%d", s }' <<<"$folded")"
-    if ((E2E_FAILED > failed0)); then
+    if ((TEST_FAILED > failed0)); then
         lr '{off_cpu, blocked, warnings, waits, sleeps, preemptions}' \
             | sed 's/^/#   /'
     fi
@@ -1001,7 +1001,7 @@ scenario_sample_stacks() {
 # sleeps lost (SS_LOST), and then the stacks are not checked.
 ss_run() {
     local tag=$1 pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
-    local read read_cpu waker n failed0=$E2E_FAILED handoff readpath lost
+    local read read_cpu waker n failed0=$TEST_FAILED handoff readpath lost
     local lost_samples
 
     shift
@@ -1065,7 +1065,7 @@ ss_run() {
         fail "$tag: the workload's truth" "read_ns=... read_cpu_ns=..." \
              "$WL_REPLY_LINE"
     fi
-    if ((E2E_FAILED > failed0)); then
+    if ((TEST_FAILED > failed0)); then
         echo "#   $tag: the workload: $WL_REPLY_LINE"
         jq -c --argjson t "$rv" '{stacks_lost, thread: (.threads[]?
                 | select(.tid == $t) | {profile, off_cpu, blocked:
@@ -1086,7 +1086,7 @@ scenario_long_poll_progress() {
     local tag=long_poll_progress pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS))
     local sleep=$((3000 * WAIT_SCALE))
-    local deadline recs n gaps prev k bad truth failed=$E2E_FAILED
+    local deadline recs n gaps prev k bad truth failed=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json \
         --off-cpu || return
@@ -1161,7 +1161,7 @@ scenario_long_poll_progress() {
     check_eq "$tag: --off-cpu: the sleep going on, where it sleeps" "" \
              "$bad"
     # On a failure, what the run said of revalidator2, for the log.
-    if ((E2E_FAILED > failed)); then
+    if ((TEST_FAILED > failed)); then
         jq -c --argjson t "$rv" \
            'select(.tid == $t) | del(.blocked[]?.frames, .stacks)' \
            "$KD_OUT" | while read -r rec; do
