@@ -228,6 +228,81 @@ parse_ok_at(const char *file, int line, struct kd_options *options, ...)
 #define PARSE_OK(OPTIONS, ...) \
     parse_ok_at(__FILE__, __LINE__, (OPTIONS), __VA_ARGS__, (char *) NULL)
 
+/* What a command line must give one member of struct kd_options: a
+ * number (an unsigned integer or a bool), a double or a string. */
+struct option_expect {
+    const char *name;           /* NULL: the end of the list. */
+    size_t offset, size;
+    enum { EXPECT_NUM, EXPECT_DOUBLE, EXPECT_STR } kind;
+    uint64_t num;
+    double dbl;
+    const char *str;
+};
+
+#define MEMBER(F) \
+    #F, offsetof(struct kd_options, F), sizeof ((struct kd_options *) 0)->F
+#define IS(F, V) { MEMBER(F), EXPECT_NUM, .num = (V) }
+#define IS_DOUBLE(F, V) { MEMBER(F), EXPECT_DOUBLE, .dbl = (V) }
+#define IS_STR(F, V) { MEMBER(F), EXPECT_STR, .str = (V) }
+
+/* A command line that is accepted (the words after "kernel_delay", to a
+ * NULL), and what it must give. */
+struct option_case {
+    const char *args[10];
+    struct option_expect expect[8];
+};
+
+/* Checks each of the 'n' 'cases': its command line is accepted, and each
+ * member it names has the value it says. */
+static void
+check_option_cases_at(const char *file, int line,
+                      const struct option_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct option_case *c = &cases[i];
+        char *argv[KD_ARRAY_SIZE(c->args) + 2] = { "kernel_delay" };
+        struct kd_ds what = KD_DS_EMPTY_INITIALIZER;
+        struct parse_result r;
+
+        kd_ds_put_cstr(&what, "kernel_delay");
+        for (size_t j = 0; j < KD_ARRAY_SIZE(c->args) && c->args[j]; j++) {
+            argv[j + 1] = (char *) c->args[j];
+            kd_ds_put_format(&what, " %s", c->args[j]);
+        }
+        parse_argv(&r, argv);
+        check_int(r.status, -1, kd_ds_cstr(&what), file, line);
+        check_str(r.out, "", kd_ds_cstr(&what), file, line);
+        check_str(r.err, "", kd_ds_cstr(&what), file, line);
+        for (const struct option_expect *e = c->expect; e->name; e++) {
+            const char *p = (const char *) &r.options + e->offset;
+            char *expr = kd_xasprintf("%s: %s", kd_ds_cstr(&what), e->name);
+
+            if (e->kind == EXPECT_STR) {
+                check_str(*(const char *const *) p, e->str, expr, file,
+                          line);
+            } else if (e->kind == EXPECT_DOUBLE) {
+                check_double(*(const double *) p, e->dbl, expr, file, line);
+            } else if (e->size == sizeof(bool)) {
+                check_uint(*(const bool *) p, e->num, expr, file, line);
+            } else if (e->size == sizeof(unsigned int)) {
+                check_uint(*(const unsigned int *) p, e->num, expr, file,
+                           line);
+            } else {
+                check_uint(*(const uint64_t *) p, e->num, expr, file, line);
+            }
+            free(expr);
+        }
+        if (r.status < 0) {
+            kd_options_destroy(&r.options);
+        }
+        parse_result_destroy(&r);
+        kd_ds_destroy(&what);
+    }
+}
+
+#define CHECK_OPTION_CASES(CASES) \
+    check_option_cases_at(__FILE__, __LINE__, (CASES), KD_ARRAY_SIZE(CASES))
+
 /* Checks that the arguments give a usage error: exit status 2, nothing on
  * the output, and the usage then "kernel_delay: error: MESSAGE" on the
  * error output. */
@@ -314,171 +389,111 @@ test_options_defaults(void)
 static void
 test_options_long_and_short(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-D", "4" }, { IS(debug, 4) } },
+        { { "--debug", "5" }, { IS(debug, 5) } },
+        { { "-D6" }, { IS(debug, 6) } },
+        { { "--debug=7" }, { IS(debug, 7) } },
+        { { "-p", "42" }, { IS(pid, 42) } },
+        { { "--pid", "43" }, { IS(pid, 43) } },
+        { { "-p44" }, { IS(pid, 44) } },
+        { { "--pid=45" }, { IS(pid, 45) } },
+        { { "-p", "0" }, { IS(pid, 0) } },
+        { { "-p", "4194304" }, { IS(pid, 4194304) } },
+        { { "-s", "5000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 5000) } },
+        { { "--syscall-events", "6000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 6000) } },
+        { { "-s7000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 7000) } },
+        { { "--syscall-events=8000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 8000) } },
+        { { "--buffer-page-count", "16" }, { IS(buffer_page_count, 16) } },
+        { { "--buffer-page-count=2048" }, { IS(buffer_page_count, 2048) } },
+        { { "--sample-count", "5" }, { IS(sample_count, 5) } },
+        { { "--sample-count=100000000" }, { IS(sample_count, 100000000) } },
+        { { "--sample-interval", "1.5" },
+          { IS_DOUBLE(sample_interval, 1.5) } },
+        { { "--sample-interval=0" }, { IS_DOUBLE(sample_interval, 0) } },
+        { { "--sample-interval", "31536000" },
+          { IS_DOUBLE(sample_interval, 31536000) } },
+        { { "--sample-time", "2" }, { IS_DOUBLE(sample_time, 2) } },
+        { { "--sample-time=.25" }, { IS_DOUBLE(sample_time, 0.25) } },
+        { { "--sample-time", "1e1" }, { IS_DOUBLE(sample_time, 10) } },
+        { { "--skip-syscall-poll-events" },
+          { IS(skip_syscall_poll_events, true),
+            IS(skip_upcall_stats, false) } },
+        { { "--skip-upcall-stats" },
+          { IS(skip_upcall_stats, true),
+            IS(skip_syscall_poll_events, false) } },
+        { { "--stack-trace-size", "0" }, { IS(stack_trace_size, 0) } },
+        { { "--stack-trace-size=100" }, { IS(stack_trace_size, 100) } },
+        { { "--start-trigger", "up#probe_a", "--stop-trigger",
+            "up#probe_b" },
+          { IS_STR(start_trigger, "up#probe_a"),
+            IS_STR(stop_trigger, "up#probe_b") } },
+        { { "--start-trigger=x=y", "--stop-trigger=" },
+          { IS_STR(start_trigger, "x=y"), IS_STR(stop_trigger, "") } },
+        { { "--trigger-delta", "100" }, { IS(trigger_delta, 100) } },
+        { { "--trigger-delta=200" }, { IS(trigger_delta, 200) } },
+        /* Everything at once; the others keep their defaults. */
+        { { "-p", "9", "--sample-count", "3", "-s", "10",
+            "--skip-upcall-stats" },
+          { IS(pid, 9), IS(sample_count, 3), IS(syscall_events, true),
+            IS(syscall_events_ns, 10), IS(skip_upcall_stats, true),
+            IS(buffer_page_count, 1024), IS_DOUBLE(sample_time, 0.5) } },
+    };
 
-    PARSE_OK(&o, "-D", "4");
-    CHECK_UINT(o.debug, 4);
-    PARSE_OK(&o, "--debug", "5");
-    CHECK_UINT(o.debug, 5);
-    PARSE_OK(&o, "-D6");
-    CHECK_UINT(o.debug, 6);
-    PARSE_OK(&o, "--debug=7");
-    CHECK_UINT(o.debug, 7);
-
-    PARSE_OK(&o, "-p", "42");
-    CHECK_UINT(o.pid, 42);
-    PARSE_OK(&o, "--pid", "43");
-    CHECK_UINT(o.pid, 43);
-    PARSE_OK(&o, "-p44");
-    CHECK_UINT(o.pid, 44);
-    PARSE_OK(&o, "--pid=45");
-    CHECK_UINT(o.pid, 45);
-    PARSE_OK(&o, "-p", "0");
-    CHECK_UINT(o.pid, 0);
-    PARSE_OK(&o, "-p", "4194304");
-    CHECK_UINT(o.pid, 4194304);
-
-    PARSE_OK(&o, "-s", "5000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 5000);
-    PARSE_OK(&o, "--syscall-events", "6000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 6000);
-    PARSE_OK(&o, "-s7000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 7000);
-    PARSE_OK(&o, "--syscall-events=8000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 8000);
-
-    PARSE_OK(&o, "--buffer-page-count", "16");
-    CHECK_UINT(o.buffer_page_count, 16);
-    PARSE_OK(&o, "--buffer-page-count=2048");
-    CHECK_UINT(o.buffer_page_count, 2048);
-
-    PARSE_OK(&o, "--sample-count", "5");
-    CHECK_UINT(o.sample_count, 5);
-    PARSE_OK(&o, "--sample-count=100000000");
-    CHECK_UINT(o.sample_count, 100000000);
-
-    PARSE_OK(&o, "--sample-interval", "1.5");
-    CHECK_DOUBLE(o.sample_interval, 1.5);
-    PARSE_OK(&o, "--sample-interval=0");
-    CHECK_DOUBLE(o.sample_interval, 0);
-    PARSE_OK(&o, "--sample-interval", "31536000");
-    CHECK_DOUBLE(o.sample_interval, 31536000);
-
-    PARSE_OK(&o, "--sample-time", "2");
-    CHECK_DOUBLE(o.sample_time, 2);
-    PARSE_OK(&o, "--sample-time=.25");
-    CHECK_DOUBLE(o.sample_time, 0.25);
-    PARSE_OK(&o, "--sample-time", "1e1");
-    CHECK_DOUBLE(o.sample_time, 10);
-
-    PARSE_OK(&o, "--skip-syscall-poll-events");
-    CHECK(o.skip_syscall_poll_events);
-    CHECK(!o.skip_upcall_stats);
-    PARSE_OK(&o, "--skip-upcall-stats");
-    CHECK(o.skip_upcall_stats);
-    CHECK(!o.skip_syscall_poll_events);
-
-    PARSE_OK(&o, "--stack-trace-size", "0");
-    CHECK_UINT(o.stack_trace_size, 0);
-    PARSE_OK(&o, "--stack-trace-size=100");
-    CHECK_UINT(o.stack_trace_size, 100);
-
-    PARSE_OK(&o, "--start-trigger", "up#probe_a", "--stop-trigger",
-             "up#probe_b");
-    CHECK_STR(o.start_trigger, "up#probe_a");
-    CHECK_STR(o.stop_trigger, "up#probe_b");
-    PARSE_OK(&o, "--start-trigger=x=y", "--stop-trigger=");
-    CHECK_STR(o.start_trigger, "x=y");
-    CHECK_STR(o.stop_trigger, "");
-
-    PARSE_OK(&o, "--trigger-delta", "100");
-    CHECK_UINT(o.trigger_delta, 100);
-    PARSE_OK(&o, "--trigger-delta=200");
-    CHECK_UINT(o.trigger_delta, 200);
-
-    /* Everything at once; the others keep their defaults. */
-    PARSE_OK(&o, "-p", "9", "--sample-count", "3", "-s", "10",
-             "--skip-upcall-stats");
-    CHECK_UINT(o.pid, 9);
-    CHECK_UINT(o.sample_count, 3);
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 10);
-    CHECK(o.skip_upcall_stats);
-    CHECK_UINT(o.buffer_page_count, 1024);
-    CHECK_DOUBLE(o.sample_time, 0.5);
+    CHECK_OPTION_CASES(cases);
 }
 
 static void
 test_options_optional_arguments(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-D" }, { IS(debug, 0x3f) } },
+        { { "--debug" }, { IS(debug, 0x3f) } },
+        { { "-D", "4" }, { IS(debug, 4) } },
+        /* An option after it is not its argument. */
+        { { "-D", "-p", "3" }, { IS(debug, 0x3f), IS(pid, 3) } },
+        { { "-s" }, { IS(syscall_events, true), IS(syscall_events_ns, 0) } },
+        { { "--syscall-events" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 0) } },
+        { { "-s", "5000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 5000) } },
+        { { "-s", "--sample-count", "2" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 0),
+            IS(sample_count, 2) } },
+        { { "--trigger-delta" }, { IS(trigger_delta, 0) } },
+        { { "--trigger-delta", "-p", "5" },
+          { IS(trigger_delta, 0), IS(pid, 5) } },
+    };
 
-    PARSE_OK(&o, "-D");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "--debug");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "-D", "4");
-    CHECK_UINT(o.debug, 4);
-    /* An option after it is not its argument. */
-    PARSE_OK(&o, "-D", "-p", "3");
-    CHECK_UINT(o.debug, 0x3f);
-    CHECK_UINT(o.pid, 3);
-
-    PARSE_OK(&o, "-s");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    PARSE_OK(&o, "--syscall-events");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    PARSE_OK(&o, "-s", "5000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 5000);
-    PARSE_OK(&o, "-s", "--sample-count", "2");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    CHECK_UINT(o.sample_count, 2);
-
-    PARSE_OK(&o, "--trigger-delta");
-    CHECK_UINT(o.trigger_delta, 0);
-    PARSE_OK(&o, "--trigger-delta", "-p", "5");
-    CHECK_UINT(o.trigger_delta, 0);
-    CHECK_UINT(o.pid, 5);
+    CHECK_OPTION_CASES(cases);
 }
 
 static void
 test_options_abbreviations(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--sample-t", "2" },
+          { IS_DOUBLE(sample_time, 2), IS(sample_count, 1) } },
+        { { "--sample-c=3" }, { IS(sample_count, 3) } },
+        { { "--sample-i", "4" }, { IS_DOUBLE(sample_interval, 4) } },
+        { { "--pi", "9" }, { IS(pid, 9) } },
+        { { "--deb" }, { IS(debug, 0x3f) } },
+        { { "--skip-s" },
+          { IS(skip_syscall_poll_events, true),
+            IS(skip_upcall_stats, false) } },
+        { { "--skip-u" }, { IS(skip_upcall_stats, true) } },
+        { { "--b", "5" }, { IS(buffer_page_count, 8) } },
+        { { "--stac", "7" }, { IS(stack_trace_size, 7) } },
+        { { "--star", "a", "--sto", "b" },
+          { IS_STR(start_trigger, "a"), IS_STR(stop_trigger, "b") } },
+        { { "--t", "6" }, { IS(trigger_delta, 6) } },
+    };
 
-    PARSE_OK(&o, "--sample-t", "2");
-    CHECK_DOUBLE(o.sample_time, 2);
-    CHECK_UINT(o.sample_count, 1);
-    PARSE_OK(&o, "--sample-c=3");
-    CHECK_UINT(o.sample_count, 3);
-    PARSE_OK(&o, "--sample-i", "4");
-    CHECK_DOUBLE(o.sample_interval, 4);
-    PARSE_OK(&o, "--pi", "9");
-    CHECK_UINT(o.pid, 9);
-    PARSE_OK(&o, "--deb");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "--skip-s");
-    CHECK(o.skip_syscall_poll_events);
-    CHECK(!o.skip_upcall_stats);
-    PARSE_OK(&o, "--skip-u");
-    CHECK(o.skip_upcall_stats);
-    PARSE_OK(&o, "--b", "5");
-    CHECK_UINT(o.buffer_page_count, 8);
-    PARSE_OK(&o, "--stac", "7");
-    CHECK_UINT(o.stack_trace_size, 7);
-    PARSE_OK(&o, "--star", "a", "--sto", "b");
-    CHECK_STR(o.start_trigger, "a");
-    CHECK_STR(o.stop_trigger, "b");
-    PARSE_OK(&o, "--t", "6");
-    CHECK_UINT(o.trigger_delta, 6);
+    CHECK_OPTION_CASES(cases);
 
     CHECK_USAGE_ERROR("ambiguous option: --sample could match "
                       "--sample-count, --sample-interval, --sample-time",
@@ -494,22 +509,18 @@ test_options_abbreviations(void)
 static void
 test_options_buffer_page_count(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--buffer-page-count", "1000" }, { IS(buffer_page_count, 1024) } },
+        { { "--buffer-page-count", "0" }, { IS(buffer_page_count, 1) } },
+        { { "--buffer-page-count", "1024" }, { IS(buffer_page_count, 1024) } },
+        { { "--buffer-page-count", "1025" }, { IS(buffer_page_count, 2048) } },
+        { { "--buffer-page-count", "1" }, { IS(buffer_page_count, 1) } },
+        { { "--buffer-page-count", "3" }, { IS(buffer_page_count, 4) } },
+        { { "--buffer-page-count", "1048576" },
+          { IS(buffer_page_count, 1048576) } },
+    };
 
-    PARSE_OK(&o, "--buffer-page-count", "1000");
-    CHECK_UINT(o.buffer_page_count, 1024);
-    PARSE_OK(&o, "--buffer-page-count", "0");
-    CHECK_UINT(o.buffer_page_count, 1);
-    PARSE_OK(&o, "--buffer-page-count", "1024");
-    CHECK_UINT(o.buffer_page_count, 1024);
-    PARSE_OK(&o, "--buffer-page-count", "1025");
-    CHECK_UINT(o.buffer_page_count, 2048);
-    PARSE_OK(&o, "--buffer-page-count", "1");
-    CHECK_UINT(o.buffer_page_count, 1);
-    PARSE_OK(&o, "--buffer-page-count", "3");
-    CHECK_UINT(o.buffer_page_count, 4);
-    PARSE_OK(&o, "--buffer-page-count", "1048576");
-    CHECK_UINT(o.buffer_page_count, 1048576);
+    CHECK_OPTION_CASES(cases);
 }
 
 static void
@@ -700,23 +711,21 @@ test_options_version(void)
 static void
 test_options_last_wins(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-p", "5", "-p", "6" }, { IS(pid, 6) } },
+        { { "--sample-time", "1", "--sample-time", "2.5" },
+          { IS_DOUBLE(sample_time, 2.5) } },
+        { { "-s", "100", "-s" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 0) } },
+        { { "-D", "4", "-D" }, { IS(debug, 0x3f) } },
+        { { "-D", "-D", "2" }, { IS(debug, 2) } },
+        { { "--start-trigger", "a", "--start-trigger", "b" },
+          { IS_STR(start_trigger, "b") } },
+        { { "--buffer-page-count", "5", "--buffer-page-count", "3" },
+          { IS(buffer_page_count, 4) } },
+    };
 
-    PARSE_OK(&o, "-p", "5", "-p", "6");
-    CHECK_UINT(o.pid, 6);
-    PARSE_OK(&o, "--sample-time", "1", "--sample-time", "2.5");
-    CHECK_DOUBLE(o.sample_time, 2.5);
-    PARSE_OK(&o, "-s", "100", "-s");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    PARSE_OK(&o, "-D", "4", "-D");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "-D", "-D", "2");
-    CHECK_UINT(o.debug, 2);
-    PARSE_OK(&o, "--start-trigger", "a", "--start-trigger", "b");
-    CHECK_STR(o.start_trigger, "b");
-    PARSE_OK(&o, "--buffer-page-count", "5", "--buffer-page-count", "3");
-    CHECK_UINT(o.buffer_page_count, 4);
+    CHECK_OPTION_CASES(cases);
 }
 
 /* The tests from here to test_options_flag_attached() check argparse
@@ -729,12 +738,12 @@ test_options_last_wins(void)
 static void
 test_options_short_equals(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-p=5" }, { IS(pid, 5) } },
+        { { "-s=100" }, { IS(syscall_events_ns, 100) } },
+    };
 
-    PARSE_OK(&o, "-p=5");
-    CHECK_UINT(o.pid, 5);
-    PARSE_OK(&o, "-s=100");
-    CHECK_UINT(o.syscall_events_ns, 100);
+    CHECK_OPTION_CASES(cases);
 }
 
 /* argparse collects every word it does not recognize and reports them
@@ -852,13 +861,14 @@ test_next_power_of_two(void)
 static void
 test_options_max_threads(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--max-threads", "100000" }, { IS(max_threads, 100000) } },
+        { { "--max-t=64" }, { IS(max_threads, 64) } },
+    };
+
+    CHECK_OPTION_CASES(cases);
 
     CHECK_UINT(kd_options_defaults.max_threads, 8192);
-    PARSE_OK(&o, "--max-threads", "100000", NULL);
-    CHECK_UINT(o.max_threads, 100000);
-    PARSE_OK(&o, "--max-t=64", NULL);
-    CHECK_UINT(o.max_threads, 64);
     CHECK_USAGE_ERROR("argument --max-threads: must be at least 64",
                       "--max-threads", "63", NULL);
     CHECK_USAGE_ERROR("argument --max-threads: must be at most 1048576",
@@ -996,39 +1006,29 @@ test_options_long_poll(void)
 static void
 test_options_durations(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--long-poll-events", "50ms" }, { IS(long_poll_ns, 50000000) } },
+        { { "--long-poll-events", "1e6" }, { IS(long_poll_ns, 1000000) } },
+        { { "--long-poll-events", "50000000" },
+          { IS(long_poll_ns, 50000000) } },
+        { { "-s", "1.5ms" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 1500000) } },
+        { { "-s1000" }, { IS(syscall_events_ns, 1000) } },
+        { { "--syscall-events=2us" }, { IS(syscall_events_ns, 2000) } },
+        { { "--trigger-delta", "1s" }, { IS(trigger_delta, 1000000000) } },
+        { { "--trigger-delta", "300" }, { IS(trigger_delta, 300) } },
+        /* Seconds: a plain number is seconds, as before. */
+        { { "--sample-time", "500ms" }, { IS_DOUBLE(sample_time, 0.5) } },
+        { { "--sample-time", "2" }, { IS_DOUBLE(sample_time, 2) } },
+        { { "--sample-time", "1ns" }, { IS_DOUBLE(sample_time, 1e-9) } },
+        { { "--sample-interval", "1.5s" },
+          { IS_DOUBLE(sample_interval, 1.5) } },
+        { { "--sample-interval", "0us" }, { IS_DOUBLE(sample_interval, 0) } },
+        { { "--sample-interval", "31536000s" },
+          { IS_DOUBLE(sample_interval, 31536000) } },
+    };
 
-    PARSE_OK(&o, "--long-poll-events", "50ms", NULL);
-    CHECK_UINT(o.long_poll_ns, 50000000);
-    PARSE_OK(&o, "--long-poll-events", "1e6", NULL);
-    CHECK_UINT(o.long_poll_ns, 1000000);
-    PARSE_OK(&o, "--long-poll-events", "50000000", NULL);
-    CHECK_UINT(o.long_poll_ns, 50000000);
-    PARSE_OK(&o, "-s", "1.5ms", NULL);
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 1500000);
-    PARSE_OK(&o, "-s1000", NULL);
-    CHECK_UINT(o.syscall_events_ns, 1000);
-    PARSE_OK(&o, "--syscall-events=2us", NULL);
-    CHECK_UINT(o.syscall_events_ns, 2000);
-    PARSE_OK(&o, "--trigger-delta", "1s", NULL);
-    CHECK_UINT(o.trigger_delta, 1000000000);
-    PARSE_OK(&o, "--trigger-delta", "300", NULL);
-    CHECK_UINT(o.trigger_delta, 300);
-
-    /* Seconds: a plain number is seconds, as before. */
-    PARSE_OK(&o, "--sample-time", "500ms", NULL);
-    CHECK_DOUBLE(o.sample_time, 0.5);
-    PARSE_OK(&o, "--sample-time", "2", NULL);
-    CHECK_DOUBLE(o.sample_time, 2);
-    PARSE_OK(&o, "--sample-time", "1ns", NULL);
-    CHECK_DOUBLE(o.sample_time, 1e-9);
-    PARSE_OK(&o, "--sample-interval", "1.5s", NULL);
-    CHECK_DOUBLE(o.sample_interval, 1.5);
-    PARSE_OK(&o, "--sample-interval", "0us", NULL);
-    CHECK_DOUBLE(o.sample_interval, 0);
-    PARSE_OK(&o, "--sample-interval", "31536000s", NULL);
-    CHECK_DOUBLE(o.sample_interval, 31536000);
+    CHECK_OPTION_CASES(cases);
 
     CHECK_USAGE_ERROR("argument --long-poll-events: invalid duration "
                       "'5 ms': a number then, with no space, ns, us, ms or "
@@ -1054,7 +1054,6 @@ test_options_durations(void)
                       "9223372036854775807", "-s", "9223372037s", NULL);
     /* "-1ms" is no negative number to argparse: an option. */
     CHECK_USAGE_ERROR("unrecognized arguments: -1ms", "-s", "-1ms", NULL);
-
     CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
                       "at most 31536000 seconds", "--sample-time", "0ms",
                       NULL);
