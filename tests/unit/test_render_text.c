@@ -470,18 +470,13 @@ test_render_text_threads(void)
     /* A thread whose statistics are all empty is not reported. */
     tstats[2].tid = 1004;
 
-    memset(&s, 0, sizeof s);
-    s.pid = 1000;
-    s.syscalls = xmemdup(syscalls, sizeof syscalls);
-    s.n_syscalls = KD_ARRAY_SIZE(syscalls);
-    s.tstats = xmemdup(tstats, sizeof tstats);
-    s.n_tstats = KD_ARRAY_SIZE(tstats);
-    s.hardirqs = xmemdup(hardirqs, sizeof hardirqs);
-    s.n_hardirqs = KD_ARRAY_SIZE(hardirqs);
-    s.softirqs = xmemdup(softirqs, sizeof softirqs);
-    s.n_softirqs = KD_ARRAY_SIZE(softirqs);
-    s.names = xmemdup(exited, sizeof exited);
-    s.n_names = KD_ARRAY_SIZE(exited);
+    make_sample(&s, 1000, &(struct sample_entries) {
+        SAMPLE_ENTRIES(syscalls, syscalls),
+        SAMPLE_ENTRIES(tstats, tstats),
+        SAMPLE_ENTRIES(hardirqs, hardirqs),
+        SAMPLE_ENTRIES(softirqs, softirqs),
+        SAMPLE_ENTRIES(names, exited),
+    });
 
     kd_sample_group(&s, fake_thread_name, &aux);
     CHECK_UINT(s.n_threads, 3);
@@ -545,10 +540,9 @@ test_render_text_hostile_names(void)
     tstats[0].stats.run = stat4(1, 1000, 1000, 1000);
     tstats[1].tid = 2002;
     tstats[1].stats.run = stat4(2, 3000, 2000, 1000);
-    memset(&s, 0, sizeof s);
-    s.pid = 2000;
-    s.tstats = xmemdup(tstats, sizeof tstats);
-    s.n_tstats = KD_ARRAY_SIZE(tstats);
+    make_sample(&s, 2000, &(struct sample_entries) {
+        SAMPLE_ENTRIES(tstats, tstats),
+    });
     kd_sample_group(&s, fake_thread_name, &aux);
     kd_render_text_threads(&ds, &s);
     CHECK_STR(kd_ds_cstr(&ds),

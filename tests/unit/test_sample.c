@@ -61,18 +61,13 @@ test_sample_group(void)
     tstats[3].tid = 5;
     tstats[3].stats.ready = stat4(1, 2, 2, 2);
 
-    memset(&s, 0, sizeof s);
-    s.pid = 77;
-    s.syscalls = xmemdup(syscalls, sizeof syscalls);
-    s.n_syscalls = KD_ARRAY_SIZE(syscalls);
-    s.tstats = xmemdup(tstats, sizeof tstats);
-    s.n_tstats = KD_ARRAY_SIZE(tstats);
-    s.hardirqs = xmemdup(hardirqs, sizeof hardirqs);
-    s.n_hardirqs = KD_ARRAY_SIZE(hardirqs);
-    s.softirqs = xmemdup(softirqs, sizeof softirqs);
-    s.n_softirqs = KD_ARRAY_SIZE(softirqs);
-    s.names = xmemdup(exited, sizeof exited);
-    s.n_names = KD_ARRAY_SIZE(exited);
+    make_sample(&s, 77, &(struct sample_entries) {
+        SAMPLE_ENTRIES(syscalls, syscalls),
+        SAMPLE_ENTRIES(tstats, tstats),
+        SAMPLE_ENTRIES(hardirqs, hardirqs),
+        SAMPLE_ENTRIES(softirqs, softirqs),
+        SAMPLE_ENTRIES(names, exited),
+    });
 
     kd_sample_group(&s, fake_thread_name, &aux);
     CHECK_UINT(aux.last_pid, 77);
@@ -170,12 +165,10 @@ test_sample_group_no_name_fn(void)
         nm(40, ""),         /* Empty: as good as none. */
     };
 
-    memset(&s, 0, sizeof s);
-    s.pid = 8;
-    s.syscalls = xmemdup(syscalls, sizeof syscalls);
-    s.n_syscalls = KD_ARRAY_SIZE(syscalls);
-    s.names = xmemdup(exited, sizeof exited);
-    s.n_names = KD_ARRAY_SIZE(exited);
+    make_sample(&s, 8, &(struct sample_entries) {
+        SAMPLE_ENTRIES(syscalls, syscalls),
+        SAMPLE_ENTRIES(names, exited),
+    });
 
     kd_sample_group(&s, NULL, NULL);
     if (CHECK_UINT(s.n_threads, 4)) {
