@@ -42,11 +42,13 @@ CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
 	src/sample.c src/report.c src/target.c src/trigger.c src/json.c \
 	src/render_text.c src/render_json.c src/output.c src/gap.c \
 	src/hist.c src/summary.c src/losses.c src/hints.c src/folded.c \
-	src/cfi.c src/uwtable.c
+	src/cfi.c src/uwtable.c src/status.c src/names.c src/render_text_gap.c \
+	src/parse.c src/usage.c
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
-	src/capture.c src/stackmaps.c src/source.c src/host.c src/hook.c src/events.c src/symbols.c \
-	src/snapshot.c src/waiter.c src/sampler.c src/stacks.c src/unwind.c
+	src/capture.c src/stackmaps.c src/source.c src/host.c src/hook.c \
+	src/events.c src/symbols.c src/snapshot.c src/waiter.c src/sampler.c \
+	src/stacks.c src/unwind.c src/attach.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
@@ -107,8 +109,12 @@ kernel_delay: build/main.o $(CORE_OBJS) $(KERNEL_OBJS)
 build/unit:
 	mkdir -p $@
 
+# KD_SRCDIR: where the unit tests find the files they check against the
+# code (the man page, the bash completion, the fuzz dictionary).
+UNIT_CFLAGS = -Itests -DKD_SRCDIR='"$(CURDIR)"'
+
 build/unit/%.o: tests/unit/%.c build/unit/%.d | build/unit
-	$(CC) $(CFLAGS_ALL) -Itests $(DEPFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(UNIT_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # Functions whose frames only .debug_frame describes (tests/unit/test_cfi.c).
 build/unit/cfi_fixture.o: tests/unit/cfi_fixture.c tests/unit/cfi_fixture.h \

@@ -91,33 +91,12 @@ kd_min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-void
-kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
-              unsigned int index, struct kd_gap *gap)
+/* The syscalls of 'd', most time first, into 'gap'.  Returns the time
+ * they blocked, those not listed included. */
+static uint64_t
+kd_gap_decode_syscalls(const struct kd_gap_detail *d, struct kd_gap *gap)
 {
-    const struct kd_gap_detail *d = &ev->detail;
-    const uint64_t *acct = ev->acct.v;
-    uint64_t irq, blocked = 0, listed = 0, sum = 0, largest = 0;
-
-    memset(gap, 0, sizeof *gap);
-    gap->in_progress = ev->head.id == KD_EVENT_LONG_POLL_PROGRESS;
-    gap->index = gap->in_progress ? 0 : index;
-    gap->open_syscall = -1;
-    if (gap->in_progress && ev->head.entry_ts
-        && ev->head.entry_ts <= ev->head.ts) {
-        gap->open_syscall = ev->head.syscall;
-        gap->open_syscall_ns = ev->head.ts - ev->head.entry_ts;
-    }
-    gap->pid = ev->pid;
-    gap->tid = ev->head.tid;
-    kd_fixed_cstr(gap->name, ev->comm, sizeof ev->comm);
-    gap->start_ns = ev->start_ns;
-    gap->end_ns = ev->head.ts > ev->start_ns ? ev->head.ts : ev->start_ns;
-    gap->start_wall = kd_gap_wall(gap->start_ns, mono_to_wall_ns);
-    gap->end_wall = kd_gap_wall(gap->end_ns, mono_to_wall_ns);
-    gap->waits = acct[KD_ACCT_WAITS];
-    gap->preemptions = acct[KD_ACCT_PREEMPTIONS];
-    gap->sleeps = acct[KD_ACCT_SLEEPS];
+    uint64_t blocked = 0;
 
     gap->n_syscalls = kd_min_u64(d->n_syscalls, KD_GAP_SYSCALLS);
     memcpy(gap->syscalls, d->syscalls,
@@ -130,7 +109,16 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
     for (size_t i = 0; i < gap->n_syscalls; i++) {
         blocked += gap->syscalls[i].blocked_ns;
     }
-    blocked += d->other_syscalls.blocked_ns;
+    return blocked + d->other_syscalls.blocked_ns;
+}
+
+/* Who ran instead, from 'd', longest first, into 'gap', and the rest of
+ * the 'ready_ns' the thread waited. */
+static void
+kd_gap_decode_ran(const struct kd_gap_detail *d, uint64_t ready_ns,
+                  struct kd_gap *gap)
+{
+    uint64_t listed = 0;
 
     gap->n_ran = kd_min_u64(d->n_ran, KD_GAP_RAN);
     memcpy(gap->ran, d->ran, gap->n_ran * sizeof *gap->ran);
@@ -140,8 +128,16 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
     for (size_t i = 0; i < gap->n_ran; i++) {
         listed += gap->ran[i].ns;
     }
-    gap->ran_others_ns = acct[KD_ACCT_READY] > listed
-                         ? acct[KD_ACCT_READY] - listed : 0;
+    gap->ran_others_ns = ready_ns > listed ? ready_ns - listed : 0;
+}
+
+/* The parts of 'gap' from its accounts 'acct' and the time its syscalls
+ * 'blocked', what is not accounted for, and the dominant part. */
+static void
+kd_gap_decode_parts(const uint64_t *acct, uint64_t blocked,
+                    struct kd_gap *gap)
+{
+    uint64_t irq, sum = 0, largest = 0;
 
     /* Interrupts are part of the time on CPU; syscalls, of the time
      * asleep. */
@@ -173,6 +169,38 @@ kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
             gap->dominant = i;
         }
     }
+}
+
+void
+kd_gap_decode(const struct kd_gap_event *ev, int64_t mono_to_wall_ns,
+              unsigned int index, struct kd_gap *gap)
+{
+    const uint64_t *acct = ev->acct.v;
+    uint64_t blocked;
+
+    memset(gap, 0, sizeof *gap);
+    gap->in_progress = ev->head.id == KD_EVENT_LONG_POLL_PROGRESS;
+    gap->index = gap->in_progress ? 0 : index;
+    gap->open_syscall = -1;
+    if (gap->in_progress && ev->head.entry_ts
+        && ev->head.entry_ts <= ev->head.ts) {
+        gap->open_syscall = ev->head.syscall;
+        gap->open_syscall_ns = ev->head.ts - ev->head.entry_ts;
+    }
+    gap->pid = ev->pid;
+    gap->tid = ev->head.tid;
+    kd_fixed_cstr(gap->name, ev->comm, sizeof ev->comm);
+    gap->start_ns = ev->start_ns;
+    gap->end_ns = ev->head.ts > ev->start_ns ? ev->head.ts : ev->start_ns;
+    gap->start_wall = kd_gap_wall(gap->start_ns, mono_to_wall_ns);
+    gap->end_wall = kd_gap_wall(gap->end_ns, mono_to_wall_ns);
+    gap->waits = acct[KD_ACCT_WAITS];
+    gap->preemptions = acct[KD_ACCT_PREEMPTIONS];
+    gap->sleeps = acct[KD_ACCT_SLEEPS];
+
+    blocked = kd_gap_decode_syscalls(&ev->detail, gap);
+    kd_gap_decode_ran(&ev->detail, acct[KD_ACCT_READY], gap);
+    kd_gap_decode_parts(acct, blocked, gap);
 }
 
 /* Adds 'ns' to '*v' when 'since' is a time before 'now'. */

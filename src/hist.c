@@ -61,3 +61,13 @@ kd_hist_percentile(const uint64_t counts[KD_HIST_SLOTS], double p,
     }
     return max;
 }
+
+void
+kd_hist_percentiles(const uint64_t counts[KD_HIST_SLOTS], uint64_t max,
+                    struct kd_hist_percentiles *p)
+{
+    p->p50 = kd_hist_percentile(counts, 50, max);
+    p->p90 = kd_hist_percentile(counts, 90, max);
+    p->p99 = kd_hist_percentile(counts, 99, max);
+    p->max = max;
+}

@@ -184,25 +184,15 @@ kd_layout_task_u64(const struct btf *btf, const char *member,
     return error_;
 }
 
+/* The task's state, task_struct.state, __state since Linux 5.14: its
+ * name, offset and size, into 'layout'. */
 static int
-kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
-                   char **error)
+kd_layout_task_state(struct kd_layout *layout, const struct btf *btf,
+                     char **error)
 {
     long off, size;
     int error_;
 
-    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_layout_members); i++) {
-        const struct kd_layout_member *m = &kd_layout_members[i];
-        char *dst = (char *) layout + m->offset;
-
-        error_ = kd_btf_offset(btf, m->sname, m->field, &off, NULL, error);
-        if (error_) {
-            return error_;
-        }
-        snprintf(dst, KD_LAYOUT_EXPR_SIZE, "%ld", off + m->index * 8);
-    }
-
-    /* task_struct.state became __state in Linux 5.14. */
     layout->state_field = "__state";
     error_ = kd_btf_offset(btf, "task_struct", "__state", &off, &size,
                            error);
@@ -225,10 +215,20 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     snprintf(layout->task_state, sizeof layout->task_state, "%ld", off);
     snprintf(layout->task_state_size, sizeof layout->task_state_size,
              "%ld", size);
+    return 0;
+}
 
-    /* The syscall number: read as wide as the kernel keeps it, and
-     * sign-extended (arm64's syscallno is an s32 that the next 32 bits,
-     * the GIC priority mask saved on entry, follow). */
+/* The size of the syscall number in pt_regs, into 'layout': read as wide
+ * as the kernel keeps it, and sign-extended (arm64's syscallno is an s32
+ * that the next 32 bits, the GIC priority mask saved on entry,
+ * follow). */
+static int
+kd_layout_syscall_nr_size(struct kd_layout *layout, const struct btf *btf,
+                          char **error)
+{
+    long off, size;
+    int error_;
+
     error_ = kd_btf_offset(btf, "pt_regs", KD_PT_REGS_SYSCALL_NR, &off,
                            &size, error);
     if (error_) {
@@ -241,19 +241,20 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     }
     snprintf(layout->syscall_nr_size, sizeof layout->syscall_nr_size,
              "%ld", size);
+    return 0;
+}
 
-    /* The task's CPU, as task_cpu() reads it: thread_info.cpu where the
-     * architecture keeps thread_info in task_struct (x86_64, arm64 and
-     * s390x since Linux 5.16), task_struct.cpu before. */
-    error_ = kd_layout_task_cpu(btf, &off, error);
-    if (error_) {
-        return error_;
-    }
-    snprintf(layout->task_cpu, sizeof layout->task_cpu, "%ld", off);
+/* The task's run time, se.sum_exec_runtime, its timeslices,
+ * sched_info.pcount, and its time in run queues, sched_info.run_delay,
+ * which a kernel without CONFIG_SCHED_INFO does not keep (-1), into
+ * 'layout'. */
+static int
+kd_layout_task_sched(struct kd_layout *layout, const struct btf *btf,
+                     char **error)
+{
+    long off;
+    int error_;
 
-    /* The task's run time, se.sum_exec_runtime, its timeslices,
-     * sched_info.pcount, and its time in run queues, sched_info.run_delay,
-     * which a kernel without CONFIG_SCHED_INFO does not keep. */
     error_ = kd_layout_task_u64(btf, "se", "sched_entity",
                                 "sum_exec_runtime", &off, error);
     if (error_) {
@@ -276,7 +277,48 @@ kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
     }
     snprintf(layout->task_run_delay, sizeof layout->task_run_delay, "%ld",
              off);
+    return 0;
+}
 
+static int
+kd_layout_from_btf(struct kd_layout *layout, const struct btf *btf,
+                   char **error)
+{
+    long off;
+    int error_;
+
+    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_layout_members); i++) {
+        const struct kd_layout_member *m = &kd_layout_members[i];
+        char *dst = (char *) layout + m->offset;
+
+        error_ = kd_btf_offset(btf, m->sname, m->field, &off, NULL, error);
+        if (error_) {
+            return error_;
+        }
+        snprintf(dst, KD_LAYOUT_EXPR_SIZE, "%ld", off + m->index * 8);
+    }
+
+    error_ = kd_layout_task_state(layout, btf, error);
+    if (!error_) {
+        error_ = kd_layout_syscall_nr_size(layout, btf, error);
+    }
+    if (error_) {
+        return error_;
+    }
+
+    /* The task's CPU, as task_cpu() reads it: thread_info.cpu where the
+     * architecture keeps thread_info in task_struct (x86_64, arm64 and
+     * s390x since Linux 5.16), task_struct.cpu before. */
+    error_ = kd_layout_task_cpu(btf, &off, error);
+    if (error_) {
+        return error_;
+    }
+    snprintf(layout->task_cpu, sizeof layout->task_cpu, "%ld", off);
+
+    error_ = kd_layout_task_sched(layout, btf, error);
+    if (error_) {
+        return error_;
+    }
     layout->includes = "";
     layout->from_btf = true;
     return 0;

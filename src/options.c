@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
+#include "usage.h"
 #include "util.h"
 
 #ifndef KD_VERSION
@@ -41,58 +43,6 @@ const struct kd_options kd_options_defaults = {
     .long_poll = false,
     .long_poll_ns = KD_LONG_POLL_DEFAULT_NS,
     .unwind_mib = KD_UNWIND_DEFAULT_MIB,
-};
-
-enum kd_option_arg {
-    KD_ARG_NONE,
-    KD_ARG_REQUIRED,
-    KD_ARG_OPTIONAL,            /* The reference's nargs="?": takes the next
-                                 * word when it does not look like an
-                                 * option. */
-};
-
-struct kd_option_def;
-
-/* Takes the value 'arg' (NULL if there is none) of option 'def' into 'o'.
- * Returns -1 to go on, else the exit status (0 after --help, 2 after a
- * usage error, reported on 'err'). */
-typedef int kd_option_apply_fn(struct kd_options *o,
-                               const struct kd_option_def *def,
-                               const char *arg, FILE *out, FILE *err);
-
-/* One option.  Giving it sets the bool 'flag' of struct kd_options when
- * 'sets_flag', then calls 'apply' (if any) on its value. */
-struct kd_option_def {
-    char short_name;            /* 0 if none. */
-    const char *long_name;
-    enum kd_option_arg arg;
-    const char *metavar;
-    bool ref;                   /* One of the reference's options. */
-    const char *help;           /* --help's text, its lines as shown. */
-
-    kd_option_apply_fn *apply;
-    size_t field;               /* Offset of apply's field in kd_options. */
-    uint64_t min, max;          /* Range of an integer value. */
-    double min_seconds;         /* Least value in seconds. */
-    uint64_t bare;              /* Value when an OPTIONAL one is missing. */
-    bool sets_flag;
-    size_t flag;                /* Offset of the bool it sets. */
-
-    /* Shapes samples: not with an option that has 'no_samples'
-     * (--long-poll-events), as argparse's mutually exclusive groups. */
-    bool samples;
-    bool no_samples;
-
-    /* Only with an option that has 'no_samples' (--long-poll-events). */
-    bool watch_only;
-
-    /* Not with one that has 'one_process': it follows ovs-vswitchd by
-     * name, across restarts. */
-    bool follows_name;
-
-    /* Names one process, or threads of one (-p, --tid): a restarted
-     * ovs-vswitchd has new IDs. */
-    bool one_process;
 };
 
 static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
@@ -313,24 +263,28 @@ static const struct kd_option_def kd_option_defs[] = {
 
 #define KD_N_OPTIONS KD_ARRAY_SIZE(kd_option_defs)
 
-/* The usage and --help, laid out as Python 3.11's argparse does on an
- * 80-column terminal. */
-#define KD_USAGE_PREFIX "usage: kernel_delay"
-#define KD_HELP_WIDTH 78            /* Columns, as argparse: 80 - 2. */
-#define KD_HELP_COLUMN 24           /* Where the options' help starts. */
+static const struct kd_option_table kd_option_table = {
+    kd_option_defs, KD_N_OPTIONS,
+};
 
-static const char kd_help_intro[] =
-"\n"
-"Reports, per thread of one process (by default the running ovs-vswitchd),\n"
-"what the kernel did to it over a sample: syscall counts and latencies,\n"
-"poll-to-poll gaps, time on CPU, waiting in the run queue and stopped, and\n"
-"hard and soft interrupt time.  See kernel_delay(8).\n"
-"\n"
-"Durations (DURATION_NS, SECONDS) take a unit, ns, us, ms or s, right after\n"
-"the number: 50ms, 1.5s.  A plain number keeps the option's own unit:\n"
-"nanoseconds for DURATION_NS (1e6 is 1 ms), seconds for SECONDS.\n"
-"\n"
-"options:\n";
+const struct kd_option_table *
+kd_options_table(void)
+{
+    return &kd_option_table;
+}
+
+static int
+kd_arg_error(FILE *err, const struct kd_option_def *def, const char *why)
+{
+    return kd_usage_arg_error(&kd_option_table, err, def, why);
+}
+
+static int
+kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
+            uint64_t min, uint64_t max, uint64_t *out)
+{
+    return kd_usage_get_uint(&kd_option_table, err, def, arg, min, max, out);
+}
 
 struct kd_needs
 kd_options_needs(const struct kd_options *o)
@@ -376,465 +330,6 @@ kd_next_power_of_two(unsigned int n)
     return p;
 }
 
-int
-kd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-    const char *p = s;
-    uint64_t value = 0;
-
-    if (*p == '+') {
-        p++;
-    } else if (*p == '-' && isdigit((unsigned char) p[1])) {
-        /* A negative number: a number, but out of any unsigned range,
-         * unless it is zero. */
-        bool zero = true;
-
-        for (p++; isdigit((unsigned char) *p); p++) {
-            zero = zero && *p == '0';
-        }
-        if (*p) {
-            return EINVAL;
-        }
-        if (!zero || min > 0) {
-            return ERANGE;
-        }
-        *out = 0;
-        return 0;
-    }
-    if (!isdigit((unsigned char) *p)) {
-        return EINVAL;
-    }
-    for (; isdigit((unsigned char) *p); p++) {
-        unsigned int digit = *p - '0';
-
-        if (value > (UINT64_MAX - digit) / 10) {
-            /* Still check that the rest is a number. */
-            while (isdigit((unsigned char) *p)) {
-                p++;
-            }
-            return *p ? EINVAL : ERANGE;
-        }
-        value = value * 10 + digit;
-    }
-    if (*p) {
-        return EINVAL;
-    }
-    if (value < min || value > max) {
-        return ERANGE;
-    }
-    *out = value;
-    return 0;
-}
-
-int
-kd_parse_seconds(const char *s, double min, double max, double *out)
-{
-    char *end;
-    double value;
-
-    /* strtod() also takes hexadecimal, "inf" and "nan": accept plain
-     * decimal notation only. */
-    for (const char *p = s; *p; p++) {
-        if (!isdigit((unsigned char) *p) && !strchr("+-.eE", *p)) {
-            return EINVAL;
-        }
-    }
-    errno = 0;
-    value = strtod(s, &end);
-    if (end == s || *end) {
-        return EINVAL;
-    }
-    /* strtod() reports an underflow (1e-400) as ERANGE: that is 0. */
-    if (errno == ERANGE && fabs(value) <= DBL_MIN) {
-        value = 0;
-    } else if (errno == ERANGE) {
-        return ERANGE;
-    }
-    if (!isfinite(value) || value < min || value > max) {
-        return ERANGE;
-    }
-    *out = value;
-    return 0;
-}
-
-/* The units of a duration, as powers of ten of a nanosecond. */
-static const struct {
-    const char *name;
-    int exp10;
-} kd_duration_units[] = {
-    { "ns", 0 }, { "us", 3 }, { "ms", 6 }, { "s", 9 },
-};
-
-bool
-kd_duration_has_unit(const char *s)
-{
-    size_t len = strlen(s);
-
-    return len && s[len - 1] == 's';
-}
-
-/* The number of a duration, as scanned: its digits (the fraction's
- * included, the point skipped) from 'digits' to 'end', and the power of
- * ten they are to be multiplied by, in nanoseconds. */
-struct kd_duration_number {
-    bool negative;
-    const char *digits, *end;
-    long exp10;
-};
-
-/* Scans 's' into 'n'.  Returns 0 or EINVAL. */
-static int
-kd_duration_scan(const char *s, struct kd_duration_number *n)
-{
-    const char *p = s;
-    size_t n_int, n_frac = 0;
-    long exp = 0;
-
-    n->negative = *p == '-';
-    p += *p == '-' || *p == '+';
-    n->digits = p;
-    n_int = strspn(p, "0123456789");
-    p += n_int;
-    if (*p == '.') {
-        n_frac = strspn(p + 1, "0123456789");
-        p += 1 + n_frac;
-    }
-    n->end = p;
-    if (!n_int && !n_frac) {
-        return EINVAL;
-    }
-    if (*p == 'e' || *p == 'E') {
-        bool minus = p[1] == '-';
-
-        p += 1 + (p[1] == '-' || p[1] == '+');
-        if (!isdigit((unsigned char) *p)) {
-            return EINVAL;
-        }
-        for (; isdigit((unsigned char) *p); p++) {
-            /* Far beyond any duration either way: stop growing. */
-            exp = exp < 100000 ? exp * 10 + (*p - '0') : exp;
-        }
-        exp = minus ? -exp : exp;
-    }
-    n->exp10 = exp - (long) n_frac;
-    if (*p) {
-        size_t i;
-
-        for (i = 0; i < KD_ARRAY_SIZE(kd_duration_units); i++) {
-            if (!strcmp(p, kd_duration_units[i].name)) {
-                n->exp10 += kd_duration_units[i].exp10;
-                break;
-            }
-        }
-        if (i == KD_ARRAY_SIZE(kd_duration_units)) {
-            return EINVAL;
-        }
-    }
-    return 0;
-}
-
-int
-kd_parse_duration_ns(const char *s, uint64_t max, uint64_t *out)
-{
-    struct kd_duration_number n;
-    const char *first = NULL, *last = NULL;
-    uint64_t value = 0;
-    long exp10;
-    int error = kd_duration_scan(s, &n);
-
-    if (error) {
-        return error;
-    }
-    /* The significant digits, from 'first' to 'last', leading and
-     * trailing zeros left out (those trailing count in the exponent). */
-    exp10 = n.exp10;
-    for (const char *p = n.digits; p < n.end; p++) {
-        if (*p != '.' && *p != '0') {
-            first = first ? first : p;
-            last = p;
-        }
-    }
-    if (!first) {
-        *out = 0;
-        return 0;
-    }
-    if (n.negative) {
-        return ERANGE;
-    }
-    for (const char *p = last + 1; p < n.end; p++) {
-        exp10 += *p != '.';
-    }
-    if (exp10 < 0) {
-        return EDOM;
-    }
-    for (const char *p = first; p <= last; p++) {
-        if (*p == '.') {
-            continue;
-        } else if (value > (UINT64_MAX - (*p - '0')) / 10) {
-            return ERANGE;
-        }
-        value = value * 10 + (*p - '0');
-    }
-    for (; exp10 > 0; exp10--) {
-        if (value > UINT64_MAX / 10) {
-            return ERANGE;
-        }
-        value *= 10;
-    }
-    if (value > max) {
-        return ERANGE;
-    }
-    *out = value;
-    return 0;
-}
-
-/* The option as argparse names it in errors: "-p/--pid". */
-static void
-kd_option_display(const struct kd_option_def *def, char *buf, size_t size)
-{
-    if (def->short_name) {
-        snprintf(buf, size, "-%c/--%s", def->short_name, def->long_name);
-    } else {
-        snprintf(buf, size, "--%s", def->long_name);
-    }
-}
-
-/* Option 'def' as the usage and --help show it, by its short name if
- * 'short_name', else by its long one: "-p VSWITCHD_PID", "--debug
- * [DEBUG]". */
-static void
-kd_put_invocation(struct kd_ds *ds, const struct kd_option_def *def,
-                  bool short_name)
-{
-    if (short_name) {
-        kd_ds_put_format(ds, "-%c", def->short_name);
-    } else {
-        kd_ds_put_format(ds, "--%s", def->long_name);
-    }
-    if (def->arg == KD_ARG_REQUIRED) {
-        kd_ds_put_format(ds, " %s", def->metavar);
-    } else if (def->arg == KD_ARG_OPTIONAL) {
-        kd_ds_put_format(ds, " [%s]", def->metavar);
-    }
-}
-
-/* "usage: kernel_delay [-h] ...": each option by its first name, the
- * lines filled up to KD_HELP_WIDTH columns. */
-static void
-kd_put_usage(FILE *stream)
-{
-    const size_t indent = strlen(KD_USAGE_PREFIX);
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    size_t line = indent;
-
-    kd_ds_put_cstr(&ds, KD_USAGE_PREFIX);
-    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
-        const struct kd_option_def *def = &kd_option_defs[i];
-        struct kd_ds part = KD_DS_EMPTY_INITIALIZER;
-
-        kd_ds_put_char(&part, '[');
-        kd_put_invocation(&part, def, def->short_name);
-        kd_ds_put_char(&part, ']');
-        if (line + 1 + part.length > KD_HELP_WIDTH) {
-            kd_ds_put_char(&ds, '\n');
-            kd_ds_put_char_multiple(&ds, ' ', indent);
-            line = indent;
-        }
-        kd_ds_put_format(&ds, " %s", kd_ds_cstr(&part));
-        line += 1 + part.length;
-        kd_ds_destroy(&part);
-    }
-    kd_ds_put_char(&ds, '\n');
-    fputs(kd_ds_cstr(&ds), stream);
-    kd_ds_destroy(&ds);
-}
-
-/* --help: the usage, what the program does, then each option with its
- * help from column KD_HELP_COLUMN, on the option's line if it fits. */
-static void
-kd_put_help(FILE *stream)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-
-    kd_put_usage(stream);
-    kd_ds_put_cstr(&ds, kd_help_intro);
-    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
-        const struct kd_option_def *def = &kd_option_defs[i];
-        size_t start = ds.length;
-        const char *help = def->help;
-
-        kd_ds_put_cstr(&ds, "  ");
-        if (def->short_name) {
-            kd_put_invocation(&ds, def, true);
-            kd_ds_put_cstr(&ds, ", ");
-        }
-        kd_put_invocation(&ds, def, false);
-        if (ds.length - start <= KD_HELP_COLUMN - 2) {
-            kd_ds_put_char_multiple(&ds, ' ',
-                                    KD_HELP_COLUMN - (ds.length - start));
-        } else {
-            kd_ds_put_char(&ds, '\n');
-            kd_ds_put_char_multiple(&ds, ' ', KD_HELP_COLUMN);
-        }
-        for (;;) {
-            size_t len = strcspn(help, "\n");
-
-            kd_ds_put_buffer(&ds, help, len);
-            kd_ds_put_char(&ds, '\n');
-            if (!help[len]) {
-                break;
-            }
-            help += len + 1;
-            kd_ds_put_char_multiple(&ds, ' ', KD_HELP_COLUMN);
-        }
-    }
-    fputs(kd_ds_cstr(&ds), stream);
-    kd_ds_destroy(&ds);
-}
-
-static int
-kd_usage_error(FILE *err, const char *format, ...)
-    KD_PRINTF_FORMAT(2, 3);
-
-static int
-kd_usage_error(FILE *err, const char *format, ...)
-{
-    va_list args;
-
-    kd_put_usage(err);
-    fputs("kernel_delay: error: ", err);
-    va_start(args, format);
-    vfprintf(err, format, args);
-    va_end(args);
-    fputc('\n', err);
-    return 2;
-}
-
-static int
-kd_arg_error(FILE *err, const struct kd_option_def *def, const char *why)
-{
-    char name[64];
-
-    kd_option_display(def, name, sizeof name);
-    return kd_usage_error(err, "argument %s: %s", name, why);
-}
-
-/* An unsigned integer option, with the reference's messages for what it
- * rejects and ours for what it let through. */
-static int
-kd_get_uint(FILE *err, const struct kd_option_def *def, const char *arg,
-            uint64_t min, uint64_t max, uint64_t *out)
-{
-    bool zero = arg[strspn(arg, "+-")] && !arg[strspn(arg, "+-0")];
-    uint64_t value;
-    char why[128];
-
-    switch (kd_parse_u64(arg, min, max, out)) {
-    case 0:
-        return -1;
-    case EINVAL:
-        return kd_arg_error(err, def, "must be an integer");
-    default:
-        if (zero && min == 1) {
-            return kd_arg_error(err, def, "must be nonzero");
-        }
-        if (arg[0] == '-' && !zero) {
-            return kd_arg_error(err, def, "must be positive");
-        }
-        if (!kd_parse_u64(arg, 0, UINT64_MAX, &value) && value < min) {
-            snprintf(why, sizeof why, "must be at least %" PRIu64, min);
-        } else {
-            snprintf(why, sizeof why, "must be at most %" PRIu64, max);
-        }
-        return kd_arg_error(err, def, why);
-    }
-}
-
-/* Why duration 'arg' is not a whole number of nanoseconds. */
-static int
-kd_duration_fraction_error(FILE *err, const struct kd_option_def *def,
-                           const char *arg)
-{
-    char why[160];
-
-    snprintf(why, sizeof why, "invalid duration '%.40s': not a whole "
-             "number of nanoseconds", arg);
-    return kd_arg_error(err, def, why);
-}
-
-/* A duration in nanoseconds, with the reference's messages for what its
- * unsigned_int() rejects and ours for the units it does not know. */
-static int
-kd_get_duration_ns(FILE *err, const struct kd_option_def *def,
-                   const char *arg, uint64_t max, uint64_t *out)
-{
-    char why[160];
-
-    switch (kd_parse_duration_ns(arg, max, out)) {
-    case 0:
-        return -1;
-    case EDOM:
-        return kd_duration_fraction_error(err, def, arg);
-    case EINVAL:
-        if (!isdigit((unsigned char) arg[strspn(arg, "+-.")])) {
-            return kd_arg_error(err, def, "must be an integer");
-        }
-        snprintf(why, sizeof why, "invalid duration '%.40s': a number "
-                 "then, with no space, ns, us, ms or s (50ms, 1.5s, 1e6)",
-                 arg);
-        return kd_arg_error(err, def, why);
-    default:
-        if (arg[0] == '-') {
-            return kd_arg_error(err, def, "must be positive");
-        }
-        snprintf(why, sizeof why, "must be at most %" PRIu64, max);
-        return kd_arg_error(err, def, why);
-    }
-}
-
-/* A duration in seconds: a plain number as the reference's float() takes
- * it, or one with a unit (kd_parse_duration_ns()). */
-static int
-kd_parse_seconds_or_unit(const char *arg, double min, double *out)
-{
-    uint64_t ns;
-    int error;
-
-    if (!kd_duration_has_unit(arg)) {
-        return kd_parse_seconds(arg, min, KD_MAX_SECONDS, out);
-    }
-    error = kd_parse_duration_ns(arg, KD_MAX_SECONDS * UINT64_C(1000000000),
-                                 &ns);
-    if (error) {
-        return error;
-    } else if (ns / 1e9 < min) {
-        return ERANGE;
-    }
-    *out = ns / 1e9;
-    return 0;
-}
-
-static int
-kd_get_seconds(FILE *err, const struct kd_option_def *def, const char *arg,
-               double min, double *out)
-{
-    char why[128];
-
-    switch (kd_parse_seconds_or_unit(arg, min, out)) {
-    case EDOM:
-        return kd_duration_fraction_error(err, def, arg);
-    case 0:
-        return -1;
-    case EINVAL:
-        snprintf(why, sizeof why, "invalid float value: '%s'", arg);
-        return kd_arg_error(err, def, why);
-    default:
-        snprintf(why, sizeof why, "must be %s and at most %d seconds",
-                 min > 0 ? "greater than 0" : "0 or more", KD_MAX_SECONDS);
-        return kd_arg_error(err, def, why);
-    }
-}
-
 /* Where option 'def' keeps its value in 'o'. */
 static void *
 kd_option_field(struct kd_options *o, const struct kd_option_def *def)
@@ -862,70 +357,6 @@ kd_apply_debug(struct kd_options *o, const struct kd_option_def *def,
     }
     *(unsigned int *) kd_option_field(o, def) = u;
     return status;
-}
-
-/* The end of the bracket expression that starts at 'p' ('['), or NULL
- * when it does not end. */
-static const char *
-kd_regex_bracket_end(const char *p)
-{
-    p++;
-    if (*p == '^') {
-        p++;
-    }
-    if (*p == ']') {
-        p++;
-    }
-    for (; *p && *p != ']'; p++) {
-        if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-            char kind = p[1];
-
-            for (p += 2; *p && !(*p == kind && p[1] == ']'); p++) {
-                continue;
-            }
-            if (!*p) {
-                return NULL;
-            }
-            p++;
-        }
-    }
-    return *p ? p : NULL;
-}
-
-/* Whether ERE 're' has a repetition operator (*, +, ?, {...}) right after
- * another one.  POSIX leaves that undefined; glibc takes it, and compiles
- * a run of them ("a++++...", 150 characters) into gigabytes of memory. */
-static bool
-kd_regex_repeats_repetition(const char *re)
-{
-    bool after = false;
-
-    for (const char *p = re; *p; p++) {
-        bool rep = false;
-
-        if (*p == '\\') {
-            p += p[1] != '\0';
-        } else if (*p == '[') {
-            const char *end = kd_regex_bracket_end(p);
-
-            if (!end) {
-                return false;       /* regcomp() says what is wrong. */
-            }
-            p = end;
-        } else if (*p == '{') {
-            const char *end = strchr(p, '}');
-
-            rep = true;
-            p = end ? end : p;
-        } else if (*p == '*' || *p == '+' || *p == '?') {
-            rep = true;
-        }
-        if (rep && after) {
-            return true;
-        }
-        after = rep;
-    }
-    return false;
 }
 
 /* --thread REGEX: a POSIX extended regular expression, checked here so
@@ -1014,7 +445,7 @@ kd_apply_help(struct kd_options *o KD_UNUSED,
               const struct kd_option_def *def KD_UNUSED,
               const char *arg KD_UNUSED, FILE *out, FILE *err KD_UNUSED)
 {
-    kd_put_help(out);
+    kd_usage_put_help(&kd_option_table, out);
     return 0;
 }
 
@@ -1061,7 +492,8 @@ kd_apply_duration_ns(struct kd_options *o, const struct kd_option_def *def,
     int status = -1;
 
     if (arg) {
-        status = kd_get_duration_ns(err, def, arg, def->max, &u);
+        status = kd_usage_get_duration_ns(&kd_option_table, err, def, arg,
+                                          def->max, &u);
     }
     *(uint64_t *) kd_option_field(o, def) = u;
     return status;
@@ -1071,8 +503,9 @@ static int
 kd_apply_seconds(struct kd_options *o, const struct kd_option_def *def,
                  const char *arg, FILE *out KD_UNUSED, FILE *err)
 {
-    return kd_get_seconds(err, def, arg, def->min_seconds,
-                          kd_option_field(o, def));
+    return kd_usage_get_seconds(&kd_option_table, err, def, arg,
+                                def->min_seconds, KD_MAX_SECONDS,
+                                kd_option_field(o, def));
 }
 
 static int
@@ -1158,7 +591,8 @@ kd_find_long(const char *name, size_t len, const char *word, FILE *err,
     if (n > 1 && n_ref == 1) {
         found = found_ref;
     } else if (n > 1) {
-        *status = kd_usage_error(err, "ambiguous option: %s could match %s",
+        *status = kd_usage_error(&kd_option_table, err,
+                                 "ambiguous option: %s could match %s",
                                  word, kd_ds_cstr(&matches));
         found = NULL;
     }
@@ -1233,116 +667,12 @@ kd_option_value(const struct kd_option_def *def, int argc, char *argv[],
     return -1;
 }
 
-#define KD_MIN(A, B) ((A) < (B) ? (A) : (B))
-
-size_t
-kd_edit_distance(const char *a, size_t a_len, const char *b, size_t b_len)
-{
-    size_t d[KD_EDIT_DISTANCE_MAX + 1][KD_EDIT_DISTANCE_MAX + 1];
-
-    if (a_len > KD_EDIT_DISTANCE_MAX || b_len > KD_EDIT_DISTANCE_MAX) {
-        return SIZE_MAX;
-    }
-    for (size_t i = 0; i <= a_len; i++) {
-        for (size_t j = 0; j <= b_len; j++) {
-            size_t best;
-
-            if (!i || !j) {
-                d[i][j] = i + j;
-                continue;
-            }
-            best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            best = KD_MIN(best, d[i - 1][j] + 1);
-            best = KD_MIN(best, d[i][j - 1] + 1);
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2]
-                && a[i - 2] == b[j - 1]) {
-                best = KD_MIN(best, d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    return d[a_len][b_len];
-}
-
-/* How far 'name' is from option 'def': from its whole name, or from the
- * start of it that 'name' may abbreviate ("--sampel" for "--sample-..."). */
-static size_t
-kd_option_distance(const char *name, size_t len,
-                   const struct kd_option_def *def)
-{
-    size_t full = strlen(def->long_name);
-    size_t d = kd_edit_distance(name, len, def->long_name, full);
-
-    if (len < full) {
-        d = KD_MIN(d, kd_edit_distance(name, len, def->long_name, len));
-    }
-    return d;
-}
-
-bool
-kd_options_suggest(const char *name, size_t len, struct kd_ds *ds)
-{
-    size_t best = SIZE_MAX, n = 0, seen = 0;
-
-    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
-        best = KD_MIN(best, kd_option_distance(name, len, &kd_option_defs[i]));
-    }
-    /* As git: close enough that a typo is likely (here at most two edits,
-     * and fewer than half the name's letters). */
-    if (best > 2 || 2 * best >= len) {
-        return false;
-    }
-    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
-        n += kd_option_distance(name, len, &kd_option_defs[i]) == best;
-    }
-    for (size_t i = 0; i < KD_N_OPTIONS; i++) {
-        if (kd_option_distance(name, len, &kd_option_defs[i]) == best) {
-            seen++;
-            kd_ds_put_format(ds, "%s--%s",
-                             seen == 1 ? "" : seen == n ? " or " : ", ",
-                             kd_option_defs[i].long_name);
-        }
-    }
-    return true;
-}
-
-/* After "unrecognized arguments": for 'word', if it is a long option
- * misspelt, the closest ones. */
-static void
-kd_put_suggestion(struct kd_ds *hints, const char *word)
-{
-    struct kd_ds names = KD_DS_EMPTY_INITIALIZER;
-    const char *name = word + 2;
-    size_t len = strcspn(name, "=");
-
-    if (!strncmp(word, "--", 2) && len
-        && kd_options_suggest(name, len, &names)) {
-        kd_ds_put_format(hints, "kernel_delay: unknown option --%.*s: did "
-                         "you mean %s?\n", (int) len, name,
-                         kd_ds_cstr(&names));
-    }
-    kd_ds_destroy(&names);
-}
-
 /* Like argparse, words that are no option, or no option's value, are
  * collected and reported together once all options are parsed. */
 static void
 kd_add_extra(struct kd_ds *extras, const char *word)
 {
     kd_ds_put_format(extras, "%s%s", extras->length ? " " : "", word);
-}
-
-/* Option 'later' is not allowed with option 'first': argparse's message
- * for mutually exclusive options.  Returns the usage exit status. */
-static int
-kd_not_allowed(FILE *err, const struct kd_option_def *later,
-               const struct kd_option_def *first)
-{
-    char name[64], why[96];
-
-    kd_option_display(first, name, sizeof name);
-    snprintf(why, sizeof why, "not allowed with argument %s", name);
-    return kd_arg_error(err, later, why);
 }
 
 /* As argparse reports two options of a mutually exclusive group: an
@@ -1370,7 +700,8 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
         for (size_t j = 0; def->follows_name && given_at[i]
                            && j < KD_N_OPTIONS; j++) {
             if (kd_option_defs[j].one_process && given_at[j]) {
-                return kd_not_allowed(err, def, &kd_option_defs[j]);
+                return kd_usage_not_allowed(&kd_option_table, err, def,
+                                            &kd_option_defs[j]);
             }
         }
     }
@@ -1381,8 +712,9 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
         bool earlier = given_at[i] < given_at[none];
 
         if (kd_option_defs[i].samples && given_at[i]) {
-            return kd_not_allowed(err, &kd_option_defs[earlier ? none : i],
-                                  &kd_option_defs[earlier ? i : none]);
+            return kd_usage_not_allowed(&kd_option_table, err,
+                                        &kd_option_defs[earlier ? none : i],
+                                        &kd_option_defs[earlier ? i : none]);
         }
     }
     return -1;
@@ -1417,7 +749,7 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
             break;
         } else if (!def) {
             kd_add_extra(&extras, word);
-            kd_put_suggestion(&hints, word);
+            kd_usage_put_suggestion(&kd_option_table, &hints, word);
             continue;
         }
         status = kd_option_value(def, argc, argv, &i, &arg, err);
@@ -1444,7 +776,8 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
     }
 
     if (status < 0 && extras.length) {
-        status = kd_usage_error(err, "unrecognized arguments: %s",
+        status = kd_usage_error(&kd_option_table, err,
+                                "unrecognized arguments: %s",
                                 kd_ds_cstr(&extras));
         fputs(kd_ds_cstr(&hints), err);
     }

@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct kd_ds;
-
 /* Command line options; the names, defaults and meanings are those of the
  * reference kernel_delay.py.  kd_options_defaults holds the defaults. */
 struct kd_options {
@@ -123,42 +121,16 @@ struct kd_needs kd_options_needs(const struct kd_options *);
  * --buffer-page-count. */
 unsigned int kd_next_power_of_two(unsigned int n);
 
-/* The edit distance between 'a' (of 'a_len' bytes) and 'b' (of 'b_len'
- * bytes): insertions, deletions, substitutions and transpositions of two
- * adjacent bytes each count 1 (optimal string alignment).  Either length
- * above KD_EDIT_DISTANCE_MAX gives SIZE_MAX. */
-#define KD_EDIT_DISTANCE_MAX 64
-size_t kd_edit_distance(const char *a, size_t a_len,
-                        const char *b, size_t b_len);
-
-/* The long options closest to the unknown option name 'name' ("sampel-time",
- * without "--" or "=VALUE"), as git suggests commands: appended to 'ds' as
- * "--sample-time", or "--a or --b" for a tie.  Returns false, appending
- * nothing, when none is close enough to be meant. */
-bool kd_options_suggest(const char *name, size_t len, struct kd_ds *ds);
-
 /* Frees what kd_options_parse() allocated in 'options'. */
 void kd_options_destroy(struct kd_options *options);
 
 /* Most TIDs --tid takes. */
 #define KD_MAX_TIDS 4096
 
-/* Strict number parsing, after libbpf-tools' get_int(): the whole string
- * must be a decimal number within [min, max].  Return 0 or EINVAL (not a
- * number) or ERANGE (out of range). */
-int kd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-int kd_parse_seconds(const char *s, double min, double max, double *out);
-
-/* A duration: a decimal number (digits, an optional fraction, an optional
- * exponent: "50", "1.5", "1e6"), then, with nothing between, an optional
- * unit "ns", "us", "ms" or "s"; a number without a unit is in
- * nanoseconds.  It must be a whole number of nanoseconds at most 'max'.
- * Computed exactly, without floating point.  Returns 0, EINVAL (not a
- * duration), ERANGE (negative and not zero, or above 'max') or EDOM (a
- * fraction of a nanosecond: "1.5ns"). */
-int kd_parse_duration_ns(const char *s, uint64_t max, uint64_t *out);
-
-/* Whether 's' ends with a duration unit (all of them end in 's'). */
-bool kd_duration_has_unit(const char *s);
+/* The table of the options (usage.h): the parsing, the usage and --help
+ * come from it, and so does the check of the lists kept beside the code
+ * (bash completion, the man page's OPTIONS, the fuzz dictionary). */
+struct kd_option_table;
+const struct kd_option_table *kd_options_table(void);
 
 #endif /* options.h */

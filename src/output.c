@@ -19,6 +19,7 @@
 #include "options.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "render_text_gap.h"
 #include "report.h"
 #include "snapshot.h"
 
@@ -74,7 +75,7 @@ kd_output_status(const struct kd_output *o, const struct kd_status *st)
     if (!line) {
         return;
     }
-    kd_render_text_status(&ds, st);
+    kd_status_format(&ds, st);
     if (line->text && !strcmp(line->text, kd_ds_cstr(&ds))) {
         kd_ds_destroy(&ds);
         return;
@@ -107,6 +108,13 @@ kd_output_wait_end(const struct kd_output *o, const char *what,
     kd_ds_flush(&ds, stderr, 0);
     fflush(stderr);
     kd_ds_destroy(&ds);
+}
+
+/* The sink of a long report: the report's stream. */
+static void
+kd_output_sink_write(struct kd_ds *ds, void *stream_)
+{
+    kd_ds_flush(ds, stream_, 0);
 }
 
 /* Writes 'ds' to the report's stream, flushes it, and frees 'ds'. */
@@ -185,6 +193,7 @@ static void
 kd_output_text_sample(const struct kd_output *o,
                       const struct kd_snapshot *snap)
 {
+    struct kd_ds_sink sink = { kd_output_sink_write, o->stream };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     if (snap->window.skipped) {
@@ -193,7 +202,7 @@ kd_output_text_sample(const struct kd_output *o,
         return;
     }
     kd_output_status_clear(o);
-    kd_render_text_sample(&ds, snap, o->stream);
+    kd_render_text_sample(&ds, snap, &sink);
     kd_output_write(o, &ds);
 }
 
@@ -320,10 +329,11 @@ static void
 kd_output_json_sample(const struct kd_output *o,
                       const struct kd_snapshot *snap)
 {
+    struct kd_ds_sink sink = { kd_output_sink_write, o->stream };
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
 
     kd_output_status_clear(o);
-    kd_render_json_sample(&ds, o->node, snap, o->stream);
+    kd_render_json_sample(&ds, o->node, snap, &sink);
     kd_output_write(o, &ds);
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "status.h"
 #include "target.h"
 #include "util.h"
 
@@ -18,17 +19,6 @@ struct kd_losses;
 struct kd_options;
 struct kd_snapshot;
 struct kd_window;
-
-/* What a wait has seen so far, for the status line: the wait for a start
- * trigger ('trigger' set) or the watch of long poll intervals. */
-struct kd_status {
-    const char *trigger;        /* The start trigger, or NULL: watching. */
-    uint64_t elapsed_ns;        /* Since the wait started. */
-    unsigned int tgid;
-    unsigned int n_threads;     /* The target's threads now. */
-    unsigned int n_intervals;   /* Watching: reported so far ... */
-    uint64_t longest_ns;        /* ... and the longest of them. */
-};
 
 /* What a run writes, in the format chosen once at start-up: one
  * interface, struct kd_output, with one implementation per format (text

@@ -13,7 +13,7 @@
 #include "gap.h"
 #include "hist.h"
 #include "json.h"
-#include "report.h"
+#include "names.h"
 #include "snapshot.h"
 #include "summary.h"
 #include "syscalls.h"
@@ -109,7 +109,7 @@ kd_render_json_event_time(struct kd_ds *ds, const char *key,
 
 static void
 kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+                      const struct kd_ds_sink *sink)
 {
     bool first = true;
 
@@ -135,9 +135,7 @@ kd_render_json_events(struct kd_ds *ds, const struct kd_snapshot *snap,
             kd_render_json_stack(ds, snap, e->user_stack_id);
         }
         kd_ds_put_char(ds, '}');
-        if (out) {
-            kd_ds_flush(ds, out, 1 << 16);
-        }
+        kd_ds_sink_put(ds, sink);
     }
     kd_ds_put_char(ds, ']');
 }
@@ -201,8 +199,10 @@ static void
 kd_render_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
                     uint64_t max)
 {
+    struct kd_hist_percentiles p;
     bool first = true;
 
+    kd_hist_percentiles(counts, max, &p);
     kd_ds_put_cstr(ds, "{\"buckets\":[");
     for (int i = 0; i < KD_HIST_SLOTS; i++) {
         uint64_t low, high;
@@ -217,9 +217,7 @@ kd_render_json_hist(struct kd_ds *ds, const uint64_t counts[KD_HIST_SLOTS],
     }
     kd_ds_put_format(ds, "],\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
                      ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-                     kd_hist_percentile(counts, 50, max),
-                     kd_hist_percentile(counts, 90, max),
-                     kd_hist_percentile(counts, 99, max), max);
+                     p.p50, p.p90, p.p99, p.max);
 }
 
 /* Thread 't''s histogram of 'what' (with the maximum of 'stat'), or null
@@ -359,8 +357,7 @@ kd_render_json_irqs(struct kd_ds *ds, const struct kd_thread *t)
 
         kd_json_next(ds, &first);
         kd_ds_put_cstr(ds, "{\"name\":");
-        kd_json_string(ds, kd_report_softirq_name(e->key.vec, buf,
-                                                  sizeof buf));
+        kd_json_string(ds, kd_names_softirq(e->key.vec, buf, sizeof buf));
         kd_ds_put_format(ds, ",\"vector\":%" PRIu32 ",\"count\":%" PRIu64
                          ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
                          "}", e->key.vec, e->stat.count, e->stat.total_ns,
@@ -478,7 +475,7 @@ kd_render_json_upcalls(struct kd_ds *ds,
     }
     kd_ds_put_cstr(ds, "{\"by_errno\":[");
     for (size_t i = 0; i < n; i++) {
-        const char *name = kd_report_upcall_errno_name(entries[i].key);
+        const char *name = kd_names_upcall_errno(entries[i].key);
         bool first_cpu = true;
 
         kd_json_next(ds, &first);
@@ -501,7 +498,8 @@ kd_render_json_upcalls(struct kd_ds *ds,
 
 void
 kd_render_json_sample(struct kd_ds *ds, const char *node,
-                      const struct kd_snapshot *snap, FILE *out)
+                      const struct kd_snapshot *snap,
+                      const struct kd_ds_sink *sink)
 {
     const struct kd_sample *sample = &snap->sample;
 
@@ -518,7 +516,7 @@ kd_render_json_sample(struct kd_ds *ds, const char *node,
                            sample->n_cpus);
     kd_ds_put_cstr(ds, ",\"syscall_events\":");
     if (snap->with_events) {
-        kd_render_json_events(ds, snap, out);
+        kd_render_json_events(ds, snap, sink);
     } else {
         kd_json_null(ds);
     }

@@ -7,7 +7,6 @@
 #define KD_RENDER_JSON_H 1
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <time.h>
 
 #include "target.h"
@@ -30,10 +29,11 @@ struct kd_snapshot;
  * field of every record (--node-name), or NULL for none. */
 
 /* Appends the record of resolved sample 'snap' to 'ds', one line; a
- * skipped sample has its window and warnings only.  When 'out' is not
- * NULL, writes 'ds' out to it as it grows. */
+ * skipped sample has its window and warnings only.  When 'sink' is not
+ * NULL, hands 'ds' to it as it grows. */
 void kd_render_json_sample(struct kd_ds *, const char *node,
-                           const struct kd_snapshot *snap, FILE *out);
+                           const struct kd_snapshot *snap,
+                           const struct kd_ds_sink *sink);
 
 /* The record that says process 'tgid' exited while the tool waited for the
  * start trigger ('waiting'); nothing when it exited during a sample, which

@@ -8,22 +8,17 @@
 #include "render_text.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gap.h"
-#include "output.h"
+#include "hist.h"
+#include "render_text_gap.h"
 #include "report.h"
 #include "snapshot.h"
+#include "summary.h"
 #include "syscalls.h"
-
-/* Writes 'ds' out to 'out' (if not NULL) once it holds 64 kB. */
-static void
-kd_render_text_flush(struct kd_ds *ds, FILE *out)
-{
-    if (out) {
-        kd_ds_flush(ds, out, 1 << 16);
-    }
-}
 
 static void
 kd_render_text_stack(struct kd_ds *ds, const struct kd_snapshot *snap,
@@ -35,6 +30,256 @@ kd_render_text_stack(struct kd_ds *ds, const struct kd_snapshot *snap,
         for (size_t i = 0; i < stack->n_frames; i++) {
             kd_report_frame(ds, stack->frames[i]);
         }
+    }
+}
+
+/* bcc's stars: 'val' of 'val_max' on 'width' characters. */
+static void
+kd_render_text_hist_stars(struct kd_ds *ds, uint64_t val, uint64_t val_max,
+                          int width)
+{
+    int n = val_max ? (int) ((double) width * val / val_max) : 0;
+
+    n = n < width ? n : width;
+    kd_ds_put_char_multiple(ds, '*', n);
+    kd_ds_put_char_multiple(ds, ' ', width - n);
+}
+
+void
+kd_render_text_hist(struct kd_ds *ds,
+                    const uint64_t counts_[KD_HIST_SLOTS], uint64_t max)
+{
+    struct kd_hist_percentiles p;
+    uint64_t counts[KD_HIST_SLOTS];
+    uint64_t val_max = 0;
+    int idx_max = -1, stars = 40;
+    char a[32], b[32], c[32], d[32];
+    bool wide;
+
+    /* The percentiles of the slots as counted; slot 0 (the value 0) is
+     * shown with slot 1, as bcc shows it, "0 -> 1". */
+    kd_hist_percentiles(counts_, max, &p);
+    memcpy(counts, counts_, sizeof counts);
+    counts[1] += counts[0];
+    counts[0] = 0;
+    for (int i = 1; i < KD_HIST_SLOTS; i++) {
+        if (counts[i]) {
+            idx_max = i;
+        }
+        if (counts[i] > val_max) {
+            val_max = counts[i];
+        }
+    }
+    if (idx_max < 1) {
+        return;
+    }
+    wide = idx_max > 32;
+    if (wide) {
+        stars /= 2;
+        kd_ds_put_format(ds, KD_REPORT_INDENT "               %-29s : "
+                         "count     distribution\n", "ns");
+    } else {
+        kd_ds_put_format(ds, KD_REPORT_INDENT "     %-19s : count     "
+                         "distribution\n", "ns");
+    }
+    for (int i = 1; i <= idx_max; i++) {
+        uint64_t low, high;
+
+        kd_hist_range(i, &low, &high);
+        kd_ds_put_format(ds, wide ? KD_REPORT_INDENT "%20" PRIu64 " -> %-20"
+                                    PRIu64 " : %-8" PRIu64 " |"
+                                  : KD_REPORT_INDENT "%10" PRIu64 " -> %-10"
+                                    PRIu64 " : %-8" PRIu64 " |",
+                         low, high, counts[i]);
+        kd_render_text_hist_stars(ds, counts[i], val_max, stars);
+        kd_ds_put_cstr(ds, "|\n");
+    }
+    kd_ds_put_format(ds, KD_REPORT_INDENT "p50 <= %s ns, p90 <= %s ns, "
+                     "p99 <= %s ns, max %s ns\n",
+                     kd_report_thousands(p.p50, a),
+                     kd_report_thousands(p.p90, b),
+                     kd_report_thousands(p.p99, c),
+                     kd_report_thousands(p.max, d));
+}
+
+/* Thread 't''s histogram of 'what', if it has one. */
+static void
+kd_render_text_thread_hist(struct kd_ds *ds, const struct kd_thread *t,
+                           uint32_t what, uint64_t max)
+{
+    uint64_t counts[KD_HIST_SLOTS];
+
+    if (t->n_hists && kd_hist_counts(t, what, counts)) {
+        kd_render_text_hist(ds, counts, max);
+    }
+}
+
+/* 'part' of 'whole' as a percentage, "12.3%", in 'buf'. */
+static const char *
+kd_render_text_percent(uint64_t part, uint64_t whole, char *buf,
+                       size_t size)
+{
+    snprintf(buf, size, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+    return buf;
+}
+
+/* The tasks that held the CPU while each thread that waited in the run
+ * queue waited, the three longest: "NAME[TID/PID] SHARE" each. */
+static void
+kd_render_text_ran_instead(struct kd_ds *ds,
+                           const struct kd_summary_row *rows, size_t n)
+{
+    bool any = false;
+
+    for (size_t i = 0; i < n && !any; i++) {
+        any = rows[i].ready_ns && rows[i].n_ran;
+    }
+    if (!any) {
+        return;
+    }
+    kd_ds_put_format(ds, "# Ran instead, while each thread waited in the "
+                     "run queue (the longest three):\n%-10s %-16s %s\n",
+                     "TID", "THREAD", "TASK[TID/PID] SHARE OF THE WAIT");
+    for (size_t i = 0; i < n; i++) {
+        const struct kd_summary_row *r = &rows[i];
+
+        if (!r->ready_ns || !r->n_ran) {
+            continue;
+        }
+        kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
+        kd_report_field(ds, r->name, 16, true, false);
+        for (size_t j = 0; j < r->n_ran && j < 3; j++) {
+            const struct kd_ran_entry *e = &r->ran[j];
+            char name[KD_COMM_LEN + 1], share[16];
+
+            kd_ds_put_cstr(ds, j ? ", " : " ");
+            if (kd_summary_ran_name(e, name)) {
+                kd_ds_put_safe_cstr(ds, name);
+                kd_ds_put_format(ds, "[%" PRIu32 "/%" PRIu32 "]",
+                                 e->key.other, e->ran.pid);
+            } else {
+                kd_ds_put_cstr(ds, "(not known)");
+            }
+            kd_ds_put_format(ds, " %s",
+                             kd_render_text_percent(e->ran.ns, r->ready_ns,
+                                                    share, sizeof share));
+        }
+        kd_ds_put_char(ds, '\n');
+    }
+}
+
+/* One row of the summary table: the shares of the window, then the
+ * longest wait. */
+static void
+kd_render_text_summary_row(struct kd_ds *ds,
+                           const struct kd_summary_row *r,
+                           uint64_t window_ns)
+{
+    static const int widths[] = { 7, 10, 8, 9, 9, 9 };
+    const uint64_t parts[] = {
+        r->run_ns, r->ready_ns, r->stop_ns, r->hardirq_ns, r->softirq_ns,
+        r->syscall_ns,
+    };
+    char share[16];
+
+    kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
+    kd_report_field(ds, r->name, 16, true, false);
+    for (size_t i = 0; i < KD_ARRAY_SIZE(parts); i++) {
+        kd_ds_put_format(ds, " %*s", widths[i],
+                         kd_render_text_percent(parts[i], window_ns, share,
+                                                sizeof share));
+    }
+    kd_ds_put_cstr(ds, "  ");
+    kd_report_num(ds, r->max_ready_ns, 16);
+    kd_ds_put_char(ds, '\n');
+}
+
+void
+kd_render_text_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
+                       size_t n, uint64_t window_ns)
+{
+    char share[16], num[32], num2[32];
+    char name[KD_COMM_LEN + 1];
+
+    kd_ds_put_format(ds, "\n# SUMMARY: share of the %.1f ms sample window "
+                     "spent\n", window_ns / 1e6);
+    kd_ds_put_format(ds, "%-10s %-16s %7s %10s %8s %9s %9s %9s  %16s\n",
+                     "TID", "THREAD", "ON CPU", "RUN QUEUE", "STOPPED",
+                     "HARD IRQ", "SOFT IRQ", "SYSCALLS", "LONGEST WAIT ns");
+    for (size_t i = 0; i < n; i++) {
+        kd_render_text_summary_row(ds, &rows[i], window_ns);
+    }
+    if (n && rows[0].ready_ns) {
+        kd_ds_put_cstr(ds, "# Longest in the run queue: ");
+        kd_ds_put_safe_cstr(ds, rows[0].name);
+        kd_ds_put_format(ds, " (TID %" PRIu32
+                         "), %s ns in all (%s of the window), %s ns at "
+                         "most", rows[0].tid,
+                         kd_report_thousands(rows[0].ready_ns, num),
+                         kd_render_text_percent(rows[0].ready_ns, window_ns,
+                                                share, sizeof share),
+                         kd_report_thousands(rows[0].max_ready_ns, num2));
+        if (rows[0].n_ran && kd_summary_ran_name(&rows[0].ran[0], name)) {
+            kd_ds_put_cstr(ds, ", mostly behind ");
+            kd_ds_put_safe_cstr(ds, name);
+            kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
+                             rows[0].ran[0].key.other,
+                             rows[0].ran[0].ran.pid);
+        }
+        kd_ds_put_cstr(ds, ".\n");
+        kd_render_text_ran_instead(ds, rows, n);
+    } else {
+        kd_ds_put_cstr(ds, "# No thread waited in the run queue.\n");
+    }
+}
+
+/* Thread 't''s syscall table, then, with --histogram, the latency
+ * histogram of each of its syscalls. */
+static void
+kd_render_text_syscalls(struct kd_ds *ds, const struct kd_thread *t)
+{
+    kd_report_syscalls(ds, t);
+    for (size_t i = 0; t->n_hists && i < t->n_syscalls; i++) {
+        const struct kd_syscall_entry *e = &t->syscalls[i];
+        uint64_t counts[KD_HIST_SLOTS];
+        char name[64];
+
+        if (kd_hist_counts(t, e->key.nr, counts)) {
+            kd_ds_put_format(ds, "\n" KD_REPORT_INDENT
+                             "[SYSCALL LATENCY: %s]\n",
+                             kd_syscall_format(e->key.nr, name,
+                                               sizeof name));
+            kd_render_text_hist(ds, counts, e->stat.max_ns);
+        }
+    }
+}
+
+void
+kd_render_text_threads(struct kd_ds *ds, const struct kd_sample *sample)
+{
+    /* The histogram that follows each statistics section, or -1. */
+    static const int64_t hists[KD_N_REPORT_STATS] = {
+        [KD_REPORT_POLL] = -1, [KD_REPORT_RUN] = KD_HIST_RUN,
+        [KD_REPORT_READY] = KD_HIST_READY, [KD_REPORT_STOP] = -1,
+    };
+
+    kd_report_threads_header(ds);
+    for (size_t i = 0; i < sample->n_threads; i++) {
+        const struct kd_thread *t = &sample->threads[i];
+
+        if (i) {
+            kd_ds_put_char(ds, '\n');
+        }
+        kd_report_thread_line(ds, t);
+        kd_render_text_syscalls(ds, t);
+        for (int j = 0; j < KD_N_REPORT_STATS; j++) {
+            const struct kd_stat *st = kd_report_stat(ds, t, j);
+
+            if (st && hists[j] >= 0) {
+                kd_render_text_thread_hist(ds, t, hists[j], st->max_ns);
+            }
+        }
+        kd_report_irqs(ds, t);
     }
 }
 
@@ -59,7 +304,7 @@ kd_render_text_no_events(struct kd_ds *ds, const struct kd_snapshot *snap)
  * could not be kept. */
 static void
 kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+                      const struct kd_ds_sink *sink)
 {
     for (size_t i = 0; i < snap->n_events; i++) {
         const struct kd_snapshot_event *e = &snap->events[i];
@@ -85,7 +330,7 @@ kd_render_text_events(struct kd_ds *ds, const struct kd_snapshot *snap,
             kd_render_text_stack(ds, snap, e->kernel_stack_id);
             kd_render_text_stack(ds, snap, e->user_stack_id);
         }
-        kd_render_text_flush(ds, out);
+        kd_ds_sink_put(ds, sink);
     }
     if (!snap->n_events) {
         kd_render_text_no_events(ds, snap);
@@ -167,10 +412,6 @@ kd_render_text_missed(struct kd_ds *ds, const struct kd_losses *losses,
     }
 }
 
-static void kd_render_text_gap_stacks(struct kd_ds *, const struct kd_gap *);
-static void kd_render_text_gap_blocked(struct kd_ds *,
-                                       const struct kd_gap *);
-
 /* --profile-hz, --off-cpu: each thread's on-CPU stacks and where it
  * slept in the sample, for those that have any. */
 static void
@@ -206,11 +447,11 @@ kd_render_text_thread_stacks(struct kd_ds *ds,
 
 void
 kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
-                      FILE *out)
+                      const struct kd_ds_sink *sink)
 {
     const struct kd_sample *sample = &snap->sample;
 
-    kd_report_sample(ds, sample);
+    kd_render_text_threads(ds, sample);
     if (snap->filtered && !sample->n_threads) {
         kd_ds_put_format(ds, "# No thread of process %u matched --thread or "
                          "--tid in this sample.\n", snap->tgid);
@@ -224,362 +465,19 @@ kd_render_text_sample(struct kd_ds *ds, const struct kd_snapshot *snap,
                        "since.\n");
     }
     kd_render_text_thread_stacks(ds, snap);
-    kd_render_text_flush(ds, out);
+    kd_ds_sink_put(ds, sink);
     if (snap->with_events) {
-        kd_render_text_events(ds, snap, out);
+        kd_render_text_events(ds, snap, sink);
     }
     if (snap->with_summary) {
-        kd_report_summary(ds, snap->rows, sample->n_threads,
-                          kd_window_ns(&snap->window));
+        kd_render_text_summary(ds, snap->rows, sample->n_threads,
+                               kd_window_ns(&snap->window));
     }
     kd_render_text_missed(ds, &snap->losses,
                           "The statistics above are incomplete",
                           "The statistics above miss those events",
                           "; a thread seen switching\n"
                           "#          in twice is one RUN and READY short.\n");
-}
-
-/* 'value' of 'whole' as a percentage, on 7 columns. */
-static void
-kd_render_text_share(struct kd_ds *ds, double value, uint64_t whole)
-{
-    kd_ds_put_format(ds, "%7.1f%%", whole ? 100.0 * value / whole : 0.0);
-}
-
-/* A signed number of ns, with thousands separators, on 'width' columns. */
-static void
-kd_render_text_signed(struct kd_ds *ds, int64_t value, int width)
-{
-    char buf[32], num[34];
-
-    snprintf(num, sizeof num, "%s%s", value < 0 ? "-" : "",
-             kd_report_thousands(value < 0 ? -(uint64_t) value
-                                           : (uint64_t) value,
-                                 buf));
-    kd_report_field(ds, num, width, false, false);
-}
-
-static void
-kd_render_text_gap_parts(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    char num[32];
-
-    kd_ds_put_cstr(ds, "\n" KD_REPORT_INDENT "[WHERE THE TIME WENT]\n"
-                   KD_REPORT_INDENT "PART                              "
-                   "TOTAL ns    SHARE\n");
-    for (int i = 0; i < KD_N_GAP_PARTS; i++) {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%-24s  ",
-                         kd_gap_part_label(i));
-        if (i == KD_GAP_UNACCOUNTED) {
-            kd_render_text_signed(ds, gap->unaccounted_ns, 16);
-            kd_render_text_share(ds, gap->unaccounted_ns, kd_gap_ns(gap));
-        } else {
-            kd_report_num(ds, gap->parts[i], 16);
-            kd_render_text_share(ds, gap->parts[i], kd_gap_ns(gap));
-        }
-        kd_ds_put_char(ds, '\n');
-    }
-    kd_ds_put_format(ds, KD_REPORT_INDENT "RUN-QUEUE WAITS %" PRIu64
-                     ", PREEMPTIONS %" PRIu64 ", SLEEPS %" PRIu64 "\n",
-                     gap->waits, gap->preemptions, gap->sleeps);
-    kd_ds_put_cstr(ds, KD_REPORT_INDENT "ON CPU: USER ");
-    kd_ds_put_cstr(ds, kd_report_thousands(gap->on_cpu_user_ns, num));
-    kd_ds_put_cstr(ds, " ns, SYSTEM ");
-    kd_ds_put_cstr(ds, kd_report_thousands(gap->on_cpu_kernel_ns, num));
-    kd_ds_put_cstr(ds, " ns\n");
-}
-
-static void
-kd_render_text_gap_syscalls(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    if (!gap->n_syscalls) {
-        return;
-    }
-    kd_ds_put_cstr(ds, "\n" KD_REPORT_INDENT "[SYSCALLS]\n"
-                   KD_REPORT_INDENT);
-    kd_report_syscalls_header(ds, "BLOCKED ns");
-    for (size_t i = 0; i < gap->n_syscalls; i++) {
-        const struct kd_gap_syscall *s = &gap->syscalls[i];
-        char name[64];
-
-        kd_report_syscall_row(ds, kd_syscall_format(s->nr, name,
-                                                    sizeof name),
-                              s->nr, s->count, s->total_ns, s->blocked_ns);
-    }
-    if (gap->other_syscalls.count) {
-        kd_report_syscall_row(ds, "(others)", -1, gap->other_syscalls.count,
-                              gap->other_syscalls.total_ns,
-                              gap->other_syscalls.blocked_ns);
-    }
-    if (gap->open_syscall >= 0) {
-        char name[64], num[32];
-
-        kd_ds_put_format(ds, KD_REPORT_INDENT "IN PROGRESS: %s, entered "
-                         "%s ns ago\n",
-                         kd_syscall_format(gap->open_syscall, name,
-                                           sizeof name),
-                         kd_report_thousands(gap->open_syscall_ns, num));
-    }
-}
-
-static void
-kd_render_text_gap_ran(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    uint64_t wait = gap->parts[KD_GAP_RUN_QUEUE];
-
-    if (!wait) {
-        return;
-    }
-    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[RAN INSTEAD]\n"
-                     KD_REPORT_INDENT "%-10s %-10s %-16s  %16s    SHARE\n",
-                     "TID", "PID", "NAME", "TOTAL ns");
-    for (size_t i = 0; i < gap->n_ran; i++) {
-        const struct kd_gap_ran *r = &gap->ran[i];
-        char name[KD_COMM_LEN + 1];
-
-        kd_fixed_cstr(name, r->comm, sizeof r->comm);
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%10" PRIu32 " %10" PRIu32 " ",
-                         r->tid, r->pid);
-        kd_report_field(ds, name, 16, true, false);
-        kd_ds_put_cstr(ds, "  ");
-        kd_report_num(ds, r->ns, 16);
-        kd_render_text_share(ds, r->ns, wait);
-        kd_ds_put_char(ds, '\n');
-    }
-    if (gap->ran_others_ns) {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%-38s  ",
-                         "(others, or not known)");
-        kd_report_num(ds, gap->ran_others_ns, 16);
-        kd_render_text_share(ds, gap->ran_others_ns, wait);
-        kd_ds_put_char(ds, '\n');
-    }
-}
-
-/* How many of an interval's on-CPU stacks the text shows; JSON has them
- * all. */
-#define KD_TEXT_STACKS 5
-
-/* The label of stack 'i' (from 0) of a table: its number, and whether it
- * was 'lost' or how many it stands for. */
-static void
-kd_render_text_stack_label(char *label, size_t size, size_t i, bool lost,
-                           size_t merged)
-{
-    if (lost) {
-        snprintf(label, size, "#%zu (stack lost)", i + 1);
-    } else if (merged > 1) {
-        snprintf(label, size, "#%zu (%zu merged)", i + 1, merged);
-    } else {
-        snprintf(label, size, "#%zu", i + 1);
-    }
-}
-
-/* One line of the [ON CPU STACKS] table: 'samples' of 'whole', 'ns'. */
-static void
-kd_render_text_stack_row(struct kd_ds *ds, const char *label,
-                         uint32_t samples, uint32_t whole, uint64_t ns)
-{
-    kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu32 " ", label,
-                     samples);
-    kd_render_text_share(ds, samples, whole);
-    kd_ds_put_cstr(ds, "  ");
-    kd_report_num(ds, ns, 16);
-    kd_ds_put_char(ds, '\n');
-}
-
-/* 'f''s frames, indented by 'indent' more spaces. */
-static void
-kd_render_text_frames(struct kd_ds *ds, const struct kd_frames *f,
-                      int indent)
-{
-    for (size_t j = 0; j < f->n; j++) {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%*s", indent, "");
-        kd_ds_put_safe_cstr(ds, f->v[j]);
-        kd_ds_put_char(ds, '\n');
-    }
-}
-
-static void
-kd_render_text_gap_stacks(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    uint32_t rest = 0;
-    uint64_t rest_ns = 0;
-
-    if (!gap->profile_hz) {
-        return;
-    }
-    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[ON CPU STACKS] %" PRIu32
-                     " samples at %u Hz\n" KD_REPORT_INDENT
-                     "%-22s %7s %8s  %16s\n", gap->samples, gap->profile_hz,
-                     "STACK", "SAMPLES", "SHARE", "EST. ON CPU ns");
-    for (size_t i = 0; i < gap->n_stacks; i++) {
-        const struct kd_gap_profile_stack *st = &gap->stacks[i];
-        struct kd_frames f;
-        char label[64];
-
-        if (i >= KD_TEXT_STACKS) {
-            rest += st->samples;
-            rest_ns += st->ns;
-            continue;
-        }
-        kd_render_text_stack_label(label, sizeof label, i, st->lost,
-                                   st->merged);
-        kd_render_text_stack_row(ds, label, st->samples, gap->samples,
-                                 st->ns);
-        f = kd_gap_stack_frames(st);
-        kd_render_text_frames(ds, &f, 2);
-    }
-    rest += gap->other_samples;
-    rest_ns += gap->other_ns;
-    if (rest) {
-        kd_render_text_stack_row(ds, "(other stacks)", rest, gap->samples,
-                                 rest_ns);
-    }
-    if (gap->lost_samples) {
-        kd_render_text_stack_row(ds, "(no room in the map)",
-                                 gap->lost_samples, gap->samples,
-                                 gap->lost_ns);
-    }
-}
-
-/* How many of an interval's (blocked stack, waker) pairs the text shows;
- * JSON has them all. */
-#define KD_TEXT_BLOCKED 5
-
-/* One line of the [BLOCKED] table. */
-static void
-kd_render_text_blocked_row(struct kd_ds *ds, const char *label,
-                           uint64_t count, uint64_t sleep_ns,
-                           uint64_t ready_ns)
-{
-    kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu64 "  ", label,
-                     count);
-    kd_report_num(ds, sleep_ns, 16);
-    kd_ds_put_cstr(ds, "  ");
-    kd_report_num(ds, ready_ns, 16);
-    kd_ds_put_char(ds, '\n');
-}
-
-/* "woken by: ..." of pair 'b'. */
-static void
-kd_render_text_waker(struct kd_ds *ds, const struct kd_gap_blocked *b)
-{
-    kd_ds_put_cstr(ds, KD_REPORT_INDENT "  woken by: ");
-    if (!b->woken) {
-        kd_ds_put_cstr(ds, "(wake-up not seen)\n");
-        return;
-    }
-    if (b->context != KD_WAKER_TASK) {
-        kd_ds_put_format(ds, "%s IRQ, interrupting ",
-                         b->context == KD_WAKER_HARDIRQ ? "hard" : "soft");
-    }
-    kd_ds_put_safe_cstr(ds, b->waker_name);
-    kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")\n",
-                     b->waker_tid, b->waker_pid);
-    kd_render_text_frames(ds, &b->waker_frames, 4);
-}
-
-static void
-kd_render_text_gap_blocked(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    uint64_t rest = gap->other_blocked_count, rest_ns = gap->other_blocked_ns;
-    char num[32];
-
-    if (!gap->off_cpu) {
-        return;
-    }
-    kd_ds_put_format(ds, "\n" KD_REPORT_INDENT "[BLOCKED] %" PRIu32
-                     " sleep%s ended in the %s%s\n" KD_REPORT_INDENT
-                     "%-22s %7s  %16s  %16s\n", gap->n_sleeps,
-                     gap->n_sleeps == 1 ? "" : "s",
-                     gap->of_sample ? "sample" : "interval",
-                     kd_gap_sleeping(gap) ? ", one going on" : "", "STACK",
-                     "SLEEPS", "ASLEEP ns", "RUN QUEUE ns");
-    for (size_t i = 0; i < gap->n_blocked; i++) {
-        const struct kd_gap_blocked *b = &gap->blocked[i];
-        char label[64];
-
-        if (i >= KD_TEXT_BLOCKED) {
-            rest += b->count;
-            rest_ns += kd_gap_blocked_ns(b);
-            continue;
-        }
-        kd_render_text_stack_label(label, sizeof label, i, b->lost,
-                                   b->merged);
-        if (b->going_on) {
-            snprintf(label, sizeof label, "#%zu (going on)", i + 1);
-        }
-        kd_render_text_blocked_row(ds, label, b->count, b->sleep_ns,
-                                   b->ready_ns);
-        kd_render_text_frames(ds, &b->frames, 2);
-        kd_render_text_waker(ds, b);
-    }
-    if (rest) {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu64
-                         "  %16s ns off CPU\n", "(other stacks)", rest,
-                         kd_report_thousands(rest_ns, num));
-    }
-    if (gap->lost_sleeps) {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "%-22s %7" PRIu32 "\n",
-                         "(no room in the map)", gap->lost_sleeps);
-    }
-}
-
-/* "# Dominant: PART, N ns (P%)", and who ran instead, when the run queue
- * dominates. */
-static void
-kd_render_text_gap_dominant(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    char num[32];
-
-    kd_ds_put_format(ds, "# Dominant: %s, %s ns (%.1f%%)",
-                     kd_gap_part_label(gap->dominant),
-                     kd_report_thousands(gap->parts[gap->dominant], num),
-                     kd_gap_ns(gap)
-                     ? 100.0 * gap->parts[gap->dominant] / kd_gap_ns(gap)
-                     : 0.0);
-    if (gap->dominant == KD_GAP_RUN_QUEUE && gap->n_ran) {
-        char name[KD_COMM_LEN + 1];
-
-        kd_fixed_cstr(name, gap->ran[0].comm, sizeof gap->ran[0].comm);
-        kd_ds_put_cstr(ds, ", mostly behind ");
-        kd_ds_put_safe_cstr(ds, name);
-        kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
-                         gap->ran[0].tid, gap->ran[0].pid);
-    }
-    kd_ds_put_cstr(ds, ".\n");
-}
-
-void
-kd_render_text_gap(struct kd_ds *ds, const struct kd_gap *gap)
-{
-    char num[32];
-
-    if (gap->in_progress) {
-        kd_ds_put_format(ds, "\n# Long poll interval IN PROGRESS: %s ns "
-                         "so far", kd_report_thousands(kd_gap_ns(gap), num));
-    } else {
-        kd_ds_put_format(ds, "\n# Long poll interval of %s ns ended",
-                         kd_report_thousands(kd_gap_ns(gap), num));
-    }
-    kd_report_timestamp(ds, "", &gap->end_wall);
-    kd_report_threads_header(ds);
-    kd_ds_put_format(ds, "%10" PRIu32 " ", gap->tid);
-    kd_report_field(ds, gap->name, 16, true, false);
-    kd_ds_put_format(ds, " [LONG POLL INTERVAL%s]\n" KD_REPORT_INDENT
-                     "%-20s %-20s %16s\n" KD_REPORT_INDENT "%-20" PRIu64
-                     " %-20" PRIu64 " ",
-                     gap->in_progress ? ", IN PROGRESS" : "", "START ns",
-                     gap->in_progress ? "NOW ns" : "END ns", "GAP ns",
-                     gap->start_ns, gap->end_ns);
-    kd_report_num(ds, kd_gap_ns(gap), 16);
-    kd_ds_put_char(ds, '\n');
-    kd_render_text_gap_parts(ds, gap);
-    kd_render_text_gap_syscalls(ds, gap);
-    kd_render_text_gap_ran(ds, gap);
-    kd_render_text_gap_stacks(ds, gap);
-    kd_render_text_gap_blocked(ds, gap);
-    kd_render_text_gap_dominant(ds, gap);
 }
 
 void
@@ -630,47 +528,6 @@ kd_render_text_exited(struct kd_ds *ds, unsigned int tgid, bool waiting)
     } else {
         kd_ds_put_format(ds, "\n# NOTE: Process %u exited during the "
                          "sample; the sample above ends there.\n", tgid);
-    }
-}
-
-/* 'ns' as "42 s", "1m05s" or "2h03m", whole seconds. */
-static void
-kd_render_text_elapsed(struct kd_ds *ds, uint64_t ns)
-{
-    uint64_t s = ns / 1000000000;
-
-    if (s < 60) {
-        kd_ds_put_format(ds, "%" PRIu64 " s", s);
-    } else if (s < 3600) {
-        kd_ds_put_format(ds, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
-    } else {
-        kd_ds_put_format(ds, "%" PRIu64 "h%02" PRIu64 "m", s / 3600,
-                         s / 60 % 60);
-    }
-}
-
-void
-kd_render_text_status(struct kd_ds *ds, const struct kd_status *st)
-{
-    const char *s = st->n_threads == 1 ? "" : "s";
-
-    if (st->trigger) {
-        kd_ds_put_cstr(ds, "Waiting ");
-        kd_render_text_elapsed(ds, st->elapsed_ns);
-        kd_ds_put_format(ds, ", %u thread%s, Ctrl-C to stop; start "
-                         "trigger: ", st->n_threads, s);
-        kd_ds_put_safe_cstr(ds, st->trigger);
-        return;
-    }
-    kd_ds_put_format(ds, "Watching %u thread%s, ", st->n_threads, s);
-    kd_render_text_elapsed(ds, st->elapsed_ns);
-    kd_ds_put_cstr(ds, ", Ctrl-C to stop; ");
-    if (st->n_intervals) {
-        kd_ds_put_format(ds, "%u long poll%s, longest %.1f ms",
-                         st->n_intervals, st->n_intervals == 1 ? "" : "s",
-                         st->longest_ns / 1e6);
-    } else {
-        kd_ds_put_cstr(ds, "no long poll yet");
     }
 }
 

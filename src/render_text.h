@@ -8,31 +8,54 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <time.h>
 
 #include "kd_abi.h"
+#include "sample.h"
 #include "target.h"
 #include "util.h"
 
-struct kd_gap;
 struct kd_losses;
+struct kd_sample;
 struct kd_snapshot;
-struct kd_status;
+struct kd_summary_row;
 
 /* The text report, in the reference's layout: pure functions of a
  * snapshot (snapshot.h), which touch neither the kernel nor /proc; the
  * text implementation of the output (output.h) writes them.  The JSON
  * report (render_json.h) has the same entry points, but for the final
- * warnings, which its records hold. */
+ * warnings, which its records hold.
+ *
+ * Here is all that the text says and in which order: the sections of a
+ * sample, those beyond the reference (histograms, the summary, stacks)
+ * among them, the warnings and notes; report.h writes each section that
+ * the reference has, alone, and render_text_gap.h the block of one long
+ * poll interval (kd_render_text_gap()). */
 
 /* Appends the report of resolved sample 'snap' to 'ds': the threads, the
  * upcalls, the syscall events with their stacks, the summary, and the
- * warnings about what the sample misses.  When 'out' is not NULL, writes
- * 'ds' out to it as it grows, so that a sample of many events needs no
- * more memory than a few of them. */
+ * warnings about what the sample misses.  When 'sink' is not NULL, hands
+ * 'ds' to it as it grows, so that a sample of many events needs no more
+ * memory than a few of them. */
 void kd_render_text_sample(struct kd_ds *, const struct kd_snapshot *snap,
-                           FILE *out);
+                           const struct kd_ds_sink *sink);
+
+/* The per-thread part of a sample's report: the "TID THREAD" header,
+ * then each thread's sections (report.h), with --histogram each
+ * histogram under the section it belongs to. */
+void kd_render_text_threads(struct kd_ds *, const struct kd_sample *);
+
+/* A log2 histogram (--histogram, hist.h), as bcc's tools print one,
+ * indented under a section, then its p50, p90, p99 and max
+ * (kd_hist_percentiles()). */
+void kd_render_text_hist(struct kd_ds *,
+                         const uint64_t counts[KD_HIST_SLOTS], uint64_t max);
+
+/* The summary table (--summary) of a sample window of 'window_ns', the
+ * line naming the thread that waited longest in the run queue and who
+ * ran instead of it, and who ran instead of each thread that waited. */
+void kd_render_text_summary(struct kd_ds *, const struct kd_summary_row *,
+                            size_t n, uint64_t window_ns);
 
 /* The warnings the reference prints after the last sample, from what
  * the capture lost in 'total', after 'sample_count' samples were asked
@@ -45,23 +68,12 @@ void kd_render_text_final(struct kd_ds *, const struct kd_losses *total,
 void kd_render_text_exited(struct kd_ds *, unsigned int tgid,
                            bool waiting);
 
-/* One long poll interval (--long-poll-events): a block in the report's
- * layout, from its "# Long poll interval" line to its "# Dominant:"
- * line. */
-void kd_render_text_gap(struct kd_ds *, const struct kd_gap *);
-
 /* The end of a --long-poll-events run: how many intervals were reported,
  * the warnings about what the capture lost in 'total', and whether
  * process 'tgid' exited. */
 void kd_render_text_watch_end(struct kd_ds *, unsigned int tgid,
                               const struct kd_losses *total,
                               unsigned int reported, bool target_exited);
-
-/* The status line (without its end of line) for 'status', short enough
- * for 80 columns, what can be cut last: "Waiting 3 s, 12 threads, Ctrl-C
- * to stop; start trigger: T", or "Watching 12 threads, 1m05s, Ctrl-C to
- * stop; 3 long polls, longest 61.2 ms" ("no long poll yet"). */
-void kd_render_text_status(struct kd_ds *, const struct kd_status *);
 
 /* The note that no start trigger 'what' fired in 'waited_ns', with its
  * end of line. */

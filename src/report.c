@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
-/* The reference's text layout: numbers, fields, sections, names. */
+/* The reference's text layout: numbers, fields, timestamps, sections. */
 
 #include "report.h"
 
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "names.h"
 #include "summary.h"
 #include "syscalls.h"
 #include "util.h"
@@ -100,74 +100,6 @@ kd_report_num(struct kd_ds *ds, uint64_t value, int width)
                     false);
 }
 
-/* bcc's stars: 'val' of 'val_max' on 'width' characters. */
-static void
-kd_report_hist_stars(struct kd_ds *ds, uint64_t val, uint64_t val_max,
-                     int width)
-{
-    int n = val_max ? (int) ((double) width * val / val_max) : 0;
-
-    n = n < width ? n : width;
-    kd_ds_put_char_multiple(ds, '*', n);
-    kd_ds_put_char_multiple(ds, ' ', width - n);
-}
-
-void
-kd_report_hist(struct kd_ds *ds, const uint64_t counts_[KD_HIST_SLOTS],
-               uint64_t max)
-{
-    uint64_t counts[KD_HIST_SLOTS];
-    uint64_t val_max = 0;
-    int idx_max = -1, stars = 40;
-    char a[32], b[32], c[32], d[32];
-    bool wide;
-
-    memcpy(counts, counts_, sizeof counts);
-    counts[1] += counts[0];
-    counts[0] = 0;
-    for (int i = 1; i < KD_HIST_SLOTS; i++) {
-        if (counts[i]) {
-            idx_max = i;
-        }
-        if (counts[i] > val_max) {
-            val_max = counts[i];
-        }
-    }
-    if (idx_max < 1) {
-        return;
-    }
-    wide = idx_max > 32;
-    if (wide) {
-        stars /= 2;
-        kd_ds_put_format(ds, KD_REPORT_INDENT "               %-29s : "
-                         "count     distribution\n", "ns");
-    } else {
-        kd_ds_put_format(ds, KD_REPORT_INDENT "     %-19s : count     "
-                         "distribution\n", "ns");
-    }
-    for (int i = 1; i <= idx_max; i++) {
-        uint64_t low, high;
-
-        kd_hist_range(i, &low, &high);
-        kd_ds_put_format(ds, wide ? KD_REPORT_INDENT "%20" PRIu64 " -> %-20"
-                                    PRIu64 " : %-8" PRIu64 " |"
-                                  : KD_REPORT_INDENT "%10" PRIu64 " -> %-10"
-                                    PRIu64 " : %-8" PRIu64 " |",
-                         low, high, counts[i]);
-        kd_report_hist_stars(ds, counts[i], val_max, stars);
-        kd_ds_put_cstr(ds, "|\n");
-    }
-    kd_ds_put_format(ds, KD_REPORT_INDENT "p50 <= %s ns, p90 <= %s ns, "
-                     "p99 <= %s ns, max %s ns\n",
-                     kd_report_thousands(kd_hist_percentile(counts, 50, max),
-                                         a),
-                     kd_report_thousands(kd_hist_percentile(counts, 90, max),
-                                         b),
-                     kd_report_thousands(kd_hist_percentile(counts, 99, max),
-                                         c),
-                     kd_report_thousands(max, d));
-}
-
 /* The first line of a section after the first: a blank line, the title
  * under the RESOURCE SPECIFIC column, then the column names. */
 static void
@@ -202,7 +134,7 @@ kd_report_syscall_row(struct kd_ds *ds, const char *name, int64_t nr,
     kd_ds_put_char(ds, '\n');
 }
 
-static void
+void
 kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
 {
     uint64_t total_count, total_ns;
@@ -224,19 +156,6 @@ kd_report_syscalls(struct kd_ds *ds, const struct kd_thread *t)
         kd_report_num(ds, total_ns, 16);
         kd_ds_put_char(ds, '\n');
     }
-    for (size_t i = 0; t->n_hists && i < t->n_syscalls; i++) {
-        const struct kd_syscall_entry *e = &t->syscalls[i];
-        uint64_t counts[KD_HIST_SLOTS];
-        char name[64];
-
-        if (kd_hist_counts(t, e->key.nr, counts)) {
-            kd_ds_put_format(ds, "\n" KD_REPORT_INDENT
-                             "[SYSCALL LATENCY: %s]\n",
-                             kd_syscall_format(e->key.nr, name,
-                                               sizeof name));
-            kd_report_hist(ds, counts, e->stat.max_ns);
-        }
-    }
 }
 
 /* Up to four number columns, as in "{:10}  {:16,}  {:16,}  {:16,}". */
@@ -252,85 +171,56 @@ kd_report_counts(struct kd_ds *ds, uint64_t count, const uint64_t *values,
     kd_ds_put_char(ds, '\n');
 }
 
-/* Thread 't''s histogram of 'what', if it has one. */
-static void
-kd_report_thread_hist(struct kd_ds *ds, const struct kd_thread *t,
-                      uint32_t what, uint64_t max)
-{
-    uint64_t counts[KD_HIST_SLOTS];
-
-    if (t->n_hists && kd_hist_counts(t, what, counts)) {
-        kd_report_hist(ds, counts, max);
-    }
-}
-
 /* The sections of the statistics a thread has one of, in the
- * reference's order: the first number column is the total, or the
- * average for LONG POLL; MIN is there or not; a histogram follows with
- * --histogram. */
+ * reference's order (enum kd_report_stat): the first number column is
+ * the total, or the average for LONG POLL; MIN is there or not. */
 static const struct kd_report_stat_section {
     const char *title;
     const char *header;
     size_t stat;                /* Offset of the kd_stat pointer. */
     bool average;
     bool min;
-    int64_t hist;               /* Histogram 'what', or -1. */
-} kd_report_stat_sections[] = {
-    { "[LONG POLL STATISTICS]",
+} kd_report_stat_sections[KD_N_REPORT_STATS] = {
+    [KD_REPORT_POLL] = {
+      "[LONG POLL STATISTICS]",
       "COUNT             AVERAGE ns            MIN ns            MAX ns",
-      offsetof(struct kd_thread, poll), true, true, -1 },
-    { "[THREAD RUN STATISTICS]",
+      offsetof(struct kd_thread, poll), true, true },
+    [KD_REPORT_RUN] = {
+      "[THREAD RUN STATISTICS]",
       "SCHED_CNT           TOTAL ns            MIN ns            MAX ns",
-      offsetof(struct kd_thread, run), false, true, KD_HIST_RUN },
-    { "[THREAD READY STATISTICS]",
+      offsetof(struct kd_thread, run), false, true },
+    [KD_REPORT_READY] = {
+      "[THREAD READY STATISTICS]",
       "SCHED_CNT           TOTAL ns            MAX ns",
-      offsetof(struct kd_thread, ready), false, false, KD_HIST_READY },
-    { "[THREAD STOPPED STATISTICS]",
+      offsetof(struct kd_thread, ready), false, false },
+    [KD_REPORT_STOP] = {
+      "[THREAD STOPPED STATISTICS]",
       "STOP_CNT            TOTAL ns            MAX ns",
-      offsetof(struct kd_thread, stop), false, false, -1 },
+      offsetof(struct kd_thread, stop), false, false },
 };
 
-static void
-kd_report_thread_stats(struct kd_ds *ds, const struct kd_thread *t)
+const struct kd_stat *
+kd_report_stat(struct kd_ds *ds, const struct kd_thread *t,
+               enum kd_report_stat which)
 {
-    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_report_stat_sections); i++) {
-        const struct kd_report_stat_section *sec
-            = &kd_report_stat_sections[i];
-        const struct kd_stat *st
-            = *(const struct kd_stat *const *) ((const char *) t
-                                                + sec->stat);
-        uint64_t v[3];
-        size_t n = 0;
+    const struct kd_report_stat_section *sec
+        = &kd_report_stat_sections[which];
+    const struct kd_stat *st
+        = *(const struct kd_stat *const *) ((const char *) t + sec->stat);
+    uint64_t v[3];
+    size_t n = 0;
 
-        if (!st) {
-            continue;
-        }
-        v[n++] = sec->average ? st->total_ns / st->count : st->total_ns;
-        if (sec->min) {
-            v[n++] = st->min_ns;
-        }
-        v[n++] = st->max_ns;
-        kd_report_section(ds, sec->title, sec->header);
-        kd_report_counts(ds, st->count, v, n);
-        if (sec->hist >= 0) {
-            kd_report_thread_hist(ds, t, sec->hist, st->max_ns);
-        }
+    if (!st) {
+        return NULL;
     }
-}
-
-const char *
-kd_report_softirq_name(uint32_t vec, char *buf, size_t size)
-{
-    static const char *const names[] = {
-        "hi", "timer", "net_tx", "net_rx", "block", "irq_poll",
-        "tasklet", "sched", "hrtimer", "rcu",
-    };
-
-    if (vec < KD_ARRAY_SIZE(names)) {
-        return names[vec];
+    v[n++] = sec->average ? st->total_ns / st->count : st->total_ns;
+    if (sec->min) {
+        v[n++] = st->min_ns;
     }
-    snprintf(buf, size, "<unknown:%" PRIu32 ">", vec);
-    return buf;
+    v[n++] = st->max_ns;
+    kd_report_section(ds, sec->title, sec->header);
+    kd_report_counts(ds, st->count, v, n);
+    return st;
 }
 
 /* The COUNT, TOTAL ns and MAX ns columns of an interrupt's 'stat', added
@@ -348,7 +238,7 @@ kd_report_irq_stat(struct kd_ds *ds, const struct kd_stat *stat,
     *total_ns += stat->total_ns;
 }
 
-static void
+void
 kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
 {
     uint64_t total_count = 0, total_ns = 0;
@@ -386,8 +276,7 @@ kd_report_irqs(struct kd_ds *ds, const struct kd_thread *t)
         char buf[32];
 
         kd_ds_put_cstr(ds, KD_REPORT_INDENT);
-        kd_report_field(ds, kd_report_softirq_name(e->key.vec, buf,
-                                                   sizeof buf),
+        kd_report_field(ds, kd_names_softirq(e->key.vec, buf, sizeof buf),
                         20, true, true);
         kd_ds_put_format(ds, " %7" PRIu32 "  ", e->key.vec);
         kd_report_irq_stat(ds, &e->stat, &total_count, &total_ns);
@@ -411,57 +300,36 @@ kd_report_threads_header(struct kd_ds *ds)
 }
 
 void
-kd_report_sample(struct kd_ds *ds, const struct kd_sample *sample)
+kd_report_thread_line(struct kd_ds *ds, const struct kd_thread *t)
 {
-    kd_report_threads_header(ds);
-
-    for (size_t i = 0; i < sample->n_threads; i++) {
-        const struct kd_thread *t = &sample->threads[i];
-
-        if (i) {
-            kd_ds_put_char(ds, '\n');
-        }
-        kd_ds_put_format(ds, "%10" PRIu32 " ", t->tid);
-        kd_report_field(ds, t->name, 16, true, false);
-        kd_ds_put_cstr(ds, " [SYSCALL STATISTICS]\n" KD_REPORT_INDENT);
-        kd_report_syscalls(ds, t);
-        kd_report_thread_stats(ds, t);
-        kd_report_irqs(ds, t);
-    }
+    kd_ds_put_format(ds, "%10" PRIu32 " ", t->tid);
+    kd_report_field(ds, t->name, 16, true, false);
+    kd_ds_put_cstr(ds, " [SYSCALL STATISTICS]\n" KD_REPORT_INDENT);
 }
 
-/* Sums of the per-CPU counts of the upcall entries whose key is 'key', or
- * not 'key' when 'other'.  Returns the total and writes the non-zero
- * per-CPU counts as "0: 5, 1: 3" into 'ds'. */
+/* The sums of the per-CPU counts of the upcall entries whose key is
+ * 'key', or not 'key' when 'other' (kd_sample_upcall_sums()).  Returns
+ * the total and writes the non-zero per-CPU counts as "0: 5, 1: 3" into
+ * 'ds'. */
 static uint64_t
 kd_report_upcall_sums(const struct kd_upcall_entry *entries, size_t n,
                       int n_cpus, uint64_t key, bool other, struct kd_ds *ds)
 {
-    uint64_t total = 0;
+    uint64_t *per_cpu = kd_xcalloc(n_cpus > 0 ? n_cpus : 1,
+                                   sizeof *per_cpu);
+    uint64_t total = kd_sample_upcall_sums(entries, n, n_cpus, key, other,
+                                           per_cpu);
     bool first = true;
 
     for (int cpu = 0; cpu < n_cpus; cpu++) {
-        uint64_t sum = 0;
-
-        for (size_t i = 0; i < n; i++) {
-            if ((entries[i].key == key) != other) {
-                sum += entries[i].per_cpu[cpu];
-            }
-        }
-        if (sum) {
+        if (per_cpu[cpu]) {
             kd_ds_put_format(ds, "%s%d: %" PRIu64, first ? "" : ", ", cpu,
-                             sum);
+                             per_cpu[cpu]);
             first = false;
         }
-        total += sum;
     }
+    free(per_cpu);
     return total;
-}
-
-const char *
-kd_report_upcall_errno_name(uint64_t key)
-{
-    return key && key < 4096 ? strerrorname_np(key) : NULL;
 }
 
 static int
@@ -517,7 +385,7 @@ kd_report_upcalls(struct kd_ds *ds, const struct kd_upcall_entry *entries,
             }
             kd_ds_destroy(&failed_cpu);
         } else if (total) {
-            const char *name = kd_report_upcall_errno_name(key);
+            const char *name = kd_names_upcall_errno(key);
             char num[24];
 
             snprintf(num, sizeof num, "%" PRIu64, key);
@@ -612,119 +480,3 @@ kd_report_lost_stacks(struct kd_ds *ds, uint64_t n)
     }
 }
 
-/* 'part' of 'whole' as a percentage, "12.3%", in 'buf'. */
-static const char *
-kd_report_share(uint64_t part, uint64_t whole, char *buf, size_t size)
-{
-    snprintf(buf, size, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
-    return buf;
-}
-
-/* The tasks that held the CPU while each thread that waited in the run
- * queue waited, the three longest: "NAME[TID/PID] SHARE" each. */
-static void
-kd_report_ran_instead(struct kd_ds *ds, const struct kd_summary_row *rows,
-                      size_t n)
-{
-    bool any = false;
-
-    for (size_t i = 0; i < n && !any; i++) {
-        any = rows[i].ready_ns && rows[i].n_ran;
-    }
-    if (!any) {
-        return;
-    }
-    kd_ds_put_format(ds, "# Ran instead, while each thread waited in the "
-                     "run queue (the longest three):\n%-10s %-16s %s\n",
-                     "TID", "THREAD", "TASK[TID/PID] SHARE OF THE WAIT");
-    for (size_t i = 0; i < n; i++) {
-        const struct kd_summary_row *r = &rows[i];
-
-        if (!r->ready_ns || !r->n_ran) {
-            continue;
-        }
-        kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
-        kd_report_field(ds, r->name, 16, true, false);
-        for (size_t j = 0; j < r->n_ran && j < 3; j++) {
-            const struct kd_ran_entry *e = &r->ran[j];
-            char name[KD_COMM_LEN + 1], share[16];
-
-            kd_ds_put_cstr(ds, j ? ", " : " ");
-            if (kd_summary_ran_name(e, name)) {
-                kd_ds_put_safe_cstr(ds, name);
-                kd_ds_put_format(ds, "[%" PRIu32 "/%" PRIu32 "]",
-                                 e->key.other, e->ran.pid);
-            } else {
-                kd_ds_put_cstr(ds, "(not known)");
-            }
-            kd_ds_put_format(ds, " %s",
-                             kd_report_share(e->ran.ns, r->ready_ns, share,
-                                             sizeof share));
-        }
-        kd_ds_put_char(ds, '\n');
-    }
-}
-
-/* One row of the summary table: the shares of the window, then the
- * longest wait. */
-static void
-kd_report_summary_row(struct kd_ds *ds, const struct kd_summary_row *r,
-                      uint64_t window_ns)
-{
-    static const int widths[] = { 7, 10, 8, 9, 9, 9 };
-    const uint64_t parts[] = {
-        r->run_ns, r->ready_ns, r->stop_ns, r->hardirq_ns, r->softirq_ns,
-        r->syscall_ns,
-    };
-    char share[16];
-
-    kd_ds_put_format(ds, "%10" PRIu32 " ", r->tid);
-    kd_report_field(ds, r->name, 16, true, false);
-    for (size_t i = 0; i < KD_ARRAY_SIZE(parts); i++) {
-        kd_ds_put_format(ds, " %*s", widths[i],
-                         kd_report_share(parts[i], window_ns, share,
-                                         sizeof share));
-    }
-    kd_ds_put_cstr(ds, "  ");
-    kd_report_num(ds, r->max_ready_ns, 16);
-    kd_ds_put_char(ds, '\n');
-}
-
-void
-kd_report_summary(struct kd_ds *ds, const struct kd_summary_row *rows,
-                  size_t n, uint64_t window_ns)
-{
-    char share[16], num[32], num2[32];
-    char name[KD_COMM_LEN + 1];
-
-    kd_ds_put_format(ds, "\n# SUMMARY: share of the %.1f ms sample window "
-                     "spent\n", window_ns / 1e6);
-    kd_ds_put_format(ds, "%-10s %-16s %7s %10s %8s %9s %9s %9s  %16s\n",
-                     "TID", "THREAD", "ON CPU", "RUN QUEUE", "STOPPED",
-                     "HARD IRQ", "SOFT IRQ", "SYSCALLS", "LONGEST WAIT ns");
-    for (size_t i = 0; i < n; i++) {
-        kd_report_summary_row(ds, &rows[i], window_ns);
-    }
-    if (n && rows[0].ready_ns) {
-        kd_ds_put_cstr(ds, "# Longest in the run queue: ");
-        kd_ds_put_safe_cstr(ds, rows[0].name);
-        kd_ds_put_format(ds, " (TID %" PRIu32
-                         "), %s ns in all (%s of the window), %s ns at "
-                         "most", rows[0].tid,
-                         kd_report_thousands(rows[0].ready_ns, num),
-                         kd_report_share(rows[0].ready_ns, window_ns, share,
-                                         sizeof share),
-                         kd_report_thousands(rows[0].max_ready_ns, num2));
-        if (rows[0].n_ran && kd_summary_ran_name(&rows[0].ran[0], name)) {
-            kd_ds_put_cstr(ds, ", mostly behind ");
-            kd_ds_put_safe_cstr(ds, name);
-            kd_ds_put_format(ds, " (TID %" PRIu32 " of PID %" PRIu32 ")",
-                             rows[0].ran[0].key.other,
-                             rows[0].ran[0].ran.pid);
-        }
-        kd_ds_put_cstr(ds, ".\n");
-        kd_report_ran_instead(ds, rows, n);
-    } else {
-        kd_ds_put_cstr(ds, "# No thread waited in the run queue.\n");
-    }
-}

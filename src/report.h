@@ -11,13 +11,14 @@
 #include <time.h>
 
 #include "sample.h"
-#include "summary.h"
 #include "util.h"
 
 /* The reference's text layout, to the character: numbers, fields and
- * timestamps as it writes them, the sections of a sample's report, and
- * the names it gives (softirq vectors, errnos), which the JSON report
- * writes too.  Pure: nothing here touches the kernel. */
+ * timestamps as it writes them, and each section of a report that the
+ * reference prints, alone (a thread's syscall table, its statistics and
+ * interrupts, the upcalls, the syscall events).  Which sections a report
+ * has, in which order, and what it shows beyond the reference, is
+ * render_text's.  Pure: nothing here touches the kernel. */
 
 /* Everything under a thread's first line is indented by the width of the
  * "TID" and "THREAD" columns. */
@@ -57,34 +58,36 @@ void kd_report_syscall_row(struct kd_ds *, const char *name, int64_t nr,
                            uint64_t count, uint64_t total_ns,
                            uint64_t last_ns);
 
-/* The per-thread report of one sample, from the "TID THREAD" header to
- * the last thread's last section. */
-void kd_report_sample(struct kd_ds *, const struct kd_sample *);
+/* The first line of thread 't' in a sample's report, "TID NAME
+ * [SYSCALL STATISTICS]", and the indentation of the next. */
+void kd_report_thread_line(struct kd_ds *, const struct kd_thread *t);
+
+/* Thread 't''s syscall table, from its column names to its "TOTAL( -
+ * poll):" line. */
+void kd_report_syscalls(struct kd_ds *, const struct kd_thread *t);
+
+/* The sections of a thread's statistics, in the reference's order. */
+enum kd_report_stat {
+    KD_REPORT_POLL,             /* [LONG POLL STATISTICS] */
+    KD_REPORT_RUN,              /* [THREAD RUN STATISTICS] */
+    KD_REPORT_READY,            /* [THREAD READY STATISTICS] */
+    KD_REPORT_STOP,             /* [THREAD STOPPED STATISTICS] */
+    KD_N_REPORT_STATS
+};
+
+/* Thread 't''s section 'which', if it has its statistic: returns it, or
+ * NULL (and writes nothing) when it has none. */
+const struct kd_stat *kd_report_stat(struct kd_ds *, const struct kd_thread *t,
+                                     enum kd_report_stat which);
+
+/* Thread 't''s hard and soft IRQ sections, if it has any. */
+void kd_report_irqs(struct kd_ds *, const struct kd_thread *t);
 
 /* Upcall statistics, as the reference prints them: 'entries' holds, per
  * key (0 for successful upcalls, else the errno of failed ones), 'n_cpus'
  * counts.  Prints nothing when all counts are 0. */
 void kd_report_upcalls(struct kd_ds *, const struct kd_upcall_entry *,
                        size_t n, int n_cpus);
-
-/* A log2 histogram (--histogram, hist.h), as bcc's tools print one,
- * indented under a section, then its p50, p90, p99 and max. */
-void kd_report_hist(struct kd_ds *, const uint64_t counts[KD_HIST_SLOTS],
-                    uint64_t max);
-
-/* The summary table of a sample window of 'window_ns', the line naming
- * the thread that waited longest in the run queue and who ran instead of
- * it, and who ran instead of each thread that waited. */
-void kd_report_summary(struct kd_ds *, const struct kd_summary_row *,
-                       size_t n, uint64_t window_ns);
-
-/* The reference's name of softirq vector 'vec' ("net_rx"), or
- * "<unknown:VEC>" in 'buf'. */
-const char *kd_report_softirq_name(uint32_t vec, char *buf, size_t size);
-
-/* The name of errno 'key' of an upcall ("ENOBUFS"), or NULL for success
- * or an unknown number. */
-const char *kd_report_upcall_errno_name(uint64_t key);
 
 /* "# SYSCALL EVENTS:" and its column headers. */
 void kd_report_events_header(struct kd_ds *);

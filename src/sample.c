@@ -407,6 +407,25 @@ kd_sample_thread_name(const struct kd_sample *sample, uint32_t tid)
     return NULL;
 }
 
+uint64_t
+kd_sample_upcall_sums(const struct kd_upcall_entry *entries, size_t n,
+                      int n_cpus, uint64_t key, bool other,
+                      uint64_t per_cpu[])
+{
+    uint64_t total = 0;
+
+    for (int cpu = 0; cpu < n_cpus; cpu++) {
+        per_cpu[cpu] = 0;
+        for (size_t i = 0; i < n; i++) {
+            if ((entries[i].key == key) != other) {
+                per_cpu[cpu] += entries[i].per_cpu[cpu];
+            }
+        }
+        total += per_cpu[cpu];
+    }
+    return total;
+}
+
 void
 kd_sample_clear(struct kd_sample *sample)
 {

@@ -174,6 +174,14 @@ void kd_sample_filter(struct kd_sample *, const struct kd_thread_filter *);
 /* The name of thread 'tid' in the grouped 'sample', or NULL. */
 const char *kd_sample_thread_name(const struct kd_sample *, uint32_t tid);
 
+/* The upcalls of 'n' upcall 'entries' counted on each of 'n_cpus' CPUs
+ * into 'per_cpu', and their total, over the entries whose key is 'key'
+ * ("successful": 0), or whose key is not 'key' when 'other' ("failed":
+ * not 0; "all": not a key no entry has, UINT64_MAX). */
+uint64_t kd_sample_upcall_sums(const struct kd_upcall_entry *entries,
+                               size_t n, int n_cpus, uint64_t key,
+                               bool other, uint64_t per_cpu[]);
+
 /* Frees everything 'sample' holds and empties it. */
 void kd_sample_clear(struct kd_sample *sample);
 

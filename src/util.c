@@ -225,6 +225,14 @@ kd_ds_flush(struct kd_ds *ds, FILE *stream, size_t threshold)
 }
 
 void
+kd_ds_sink_put(struct kd_ds *ds, const struct kd_ds_sink *sink)
+{
+    if (sink && ds->length >= KD_DS_SINK_CHUNK) {
+        sink->write(ds, sink->aux);
+    }
+}
+
+void
 kd_ds_destroy(struct kd_ds *ds)
 {
     free(ds->string);
@@ -442,6 +450,21 @@ kd_utc_time(const struct timespec *ts, char buf[32])
     return buf;
 }
 
+uint64_t
+kd_clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+
+    clock_gettime(clock, &ts);
+    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+uint64_t
+kd_now_ns(void)
+{
+    return kd_clock_ns(CLOCK_MONOTONIC);
+}
+
 int
 kd_parse_cpu_list(const char *list, bool *cpus, size_t n)
 {
@@ -478,4 +501,97 @@ kd_parse_cpu_list(const char *list, bool *cpus, size_t n)
         }
     }
     return top ? top : -1;
+}
+
+/* The end of the bracket expression that starts at 'p' ('['), or NULL
+ * when it does not end. */
+static const char *
+kd_regex_bracket_end(const char *p)
+{
+    p++;
+    if (*p == '^') {
+        p++;
+    }
+    if (*p == ']') {
+        p++;
+    }
+    for (; *p && *p != ']'; p++) {
+        if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+            char kind = p[1];
+
+            for (p += 2; *p && !(*p == kind && p[1] == ']'); p++) {
+                continue;
+            }
+            if (!*p) {
+                return NULL;
+            }
+            p++;
+        }
+    }
+    return *p ? p : NULL;
+}
+
+/* Whether ERE 're' has a repetition operator (*, +, ?, {...}) right after
+ * another one.  POSIX leaves that undefined; glibc takes it, and compiles
+ * a run of them ("a++++...", 150 characters) into gigabytes of memory. */
+bool
+kd_regex_repeats_repetition(const char *re)
+{
+    bool after = false;
+
+    for (const char *p = re; *p; p++) {
+        bool rep = false;
+
+        if (*p == '\\') {
+            p += p[1] != '\0';
+        } else if (*p == '[') {
+            const char *end = kd_regex_bracket_end(p);
+
+            if (!end) {
+                return false;       /* regcomp() says what is wrong. */
+            }
+            p = end;
+        } else if (*p == '{') {
+            const char *end = strchr(p, '}');
+
+            rep = true;
+            p = end ? end : p;
+        } else if (*p == '*' || *p == '+' || *p == '?') {
+            rep = true;
+        }
+        if (rep && after) {
+            return true;
+        }
+        after = rep;
+    }
+    return false;
+}
+
+size_t
+kd_edit_distance(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    size_t d[KD_EDIT_DISTANCE_MAX + 1][KD_EDIT_DISTANCE_MAX + 1];
+
+    if (a_len > KD_EDIT_DISTANCE_MAX || b_len > KD_EDIT_DISTANCE_MAX) {
+        return SIZE_MAX;
+    }
+    for (size_t i = 0; i <= a_len; i++) {
+        for (size_t j = 0; j <= b_len; j++) {
+            size_t best;
+
+            if (!i || !j) {
+                d[i][j] = i + j;
+                continue;
+            }
+            best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            best = KD_MIN(best, d[i - 1][j] + 1);
+            best = KD_MIN(best, d[i][j - 1] + 1);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2]
+                && a[i - 2] == b[j - 1]) {
+                best = KD_MIN(best, d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    return d[a_len][b_len];
 }

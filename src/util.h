@@ -9,10 +9,12 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 #define KD_ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
+#define KD_MIN(A, B) ((A) < (B) ? (A) : (B))
 
 #if defined(__GNUC__)
 #define KD_PRINTF_FORMAT(FMT, ARG1) \
@@ -58,6 +60,23 @@ void kd_ds_put_format(struct kd_ds *, const char *, ...)
 const char *kd_ds_cstr(struct kd_ds *);
 char *kd_ds_steal_cstr(struct kd_ds *);
 void kd_ds_destroy(struct kd_ds *);
+
+/* Where a text too long to hold whole goes as it grows: 'write' takes
+ * what a kd_ds holds so far and empties it (writes it to a file, say).
+ * The renderers, which write to no file themselves, hand their text to
+ * one as they go (kd_ds_sink_put()), so that a report of many events
+ * needs no more memory than a part of it. */
+struct kd_ds_sink {
+    void (*write)(struct kd_ds *, void *aux);
+    void *aux;
+};
+
+/* How much a kd_ds holds before kd_ds_sink_put() hands it over. */
+#define KD_DS_SINK_CHUNK (1 << 16)
+
+/* Hands what 'ds' holds to 'sink' once that is KD_DS_SINK_CHUNK bytes or
+ * more; nothing when 'sink' is NULL (then 'ds' holds the whole text). */
+void kd_ds_sink_put(struct kd_ds *, const struct kd_ds_sink *sink);
 
 /* Writes 'ds' to 'stream' and empties it, once it holds 'threshold' bytes
  * or more (0: always). */
@@ -129,5 +148,25 @@ char *kd_xstrdup_safe(const char *s);
  * characters.  Returns 'buf'. */
 #define KD_UTC_TIME_LEN 27
 const char *kd_utc_time(const struct timespec *ts, char buf[32]);
+
+/* Clock 'clock' in ns. */
+uint64_t kd_clock_ns(clockid_t clock);
+
+/* CLOCK_MONOTONIC ns, the eBPF side's clock (bpf_ktime_get_ns()). */
+uint64_t kd_now_ns(void);
+
+/* The edit distance between 'a' (of 'a_len' bytes) and 'b' (of 'b_len'
+ * bytes): insertions, deletions, substitutions and transpositions of two
+ * adjacent bytes each count 1 (optimal string alignment).  Either length
+ * above KD_EDIT_DISTANCE_MAX gives SIZE_MAX. */
+#define KD_EDIT_DISTANCE_MAX 64
+size_t kd_edit_distance(const char *a, size_t a_len,
+                        const char *b, size_t b_len);
+
+/* Whether POSIX extended regular expression 're' has a repetition
+ * operator (*, +, ?, {...}) right after another one.  POSIX leaves that
+ * undefined; glibc takes it, and compiles a run of them ("a++++...", 150
+ * characters) into gigabytes of memory. */
+bool kd_regex_repeats_repetition(const char *re);
 
 #endif /* util.h */

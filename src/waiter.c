@@ -28,21 +28,6 @@ kd_on_signal(int signo)
     kd_signalled = signo;
 }
 
-uint64_t
-kd_clock_ns(clockid_t clock)
-{
-    struct timespec ts;
-
-    clock_gettime(clock, &ts);
-    return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-uint64_t
-kd_now_ns(void)
-{
-    return kd_clock_ns(CLOCK_MONOTONIC);
-}
-
 void
 kd_waiter_init(struct kd_waiter *w, unsigned int tgid)
 {

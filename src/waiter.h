@@ -13,12 +13,6 @@
 
 struct kd_events;
 
-/* CLOCK_MONOTONIC ns, the eBPF side's clock (bpf_ktime_get_ns()). */
-uint64_t kd_now_ns(void);
-
-/* Clock 'clock' in ns. */
-uint64_t kd_clock_ns(clockid_t clock);
-
 /* What the waits wait for besides time: SIGINT, SIGTERM and SIGHUP, and
  * the target's exit (a pidfd, readable once the process is gone).  The
  * first signal ends the sample in progress, which is still reported; a

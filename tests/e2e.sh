@@ -165,7 +165,7 @@ main() {
         done
     fi
     summary
-    ((E2E_FAILED == 0))
+    ((TEST_FAILED == 0))
 }
 
 main "$@"

@@ -10,10 +10,8 @@ set -u
 export LC_ALL=C
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+# shellcheck source=tests/testlib.sh
+. tests/testlib.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -89,5 +87,4 @@ expect "a narrow interval above 0 fails (310 +- 25)" "$work/hand2" \
 rows "$work/one" 400
 expect "a single run gives no interval: n/a" "$work/one" '^n/a '
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

@@ -25,12 +25,11 @@ PODMAN=${PODMAN:-podman}
 PODMAN_LIMITS=${PODMAN_LIMITS:-}
 K8S_CACHE=${KD_K8S_CACHE:-/var/cache/kernel_delay/k8s-validate}
 MS=1000000
-PASSED=0 FAILED=0
 WORK=$(mktemp -d /tmp/kd-test-image.XXXXXX)
 OVS_PID='' DB_PID='' RUN_PID=''
 
-pass() { printf 'PASS: %s\n' "$*"; PASSED=$((PASSED + 1)); }
-fail() { printf 'FAIL: %s\n' "$*"; FAILED=$((FAILED + 1)); }
+# shellcheck source=tests/testlib.sh
+. "$HERE/testlib.sh"
 note() { printf '# %s\n' "$*"; }
 check_eq() {
     if [[ $3 == "$2" ]]; then pass "$1 ($3)"; else
@@ -153,8 +152,8 @@ watch() {
     if ! until_record "$out" "select(.type == \"target\"
                                      and .event == \"attached\"
                                      and .pid == $pid1)" 120; then
-        fail "$TAG: attached to ovs-vswitchd $pid1:" \
-             "$(head -c 400 "$err" | tr '\n' ' ')"
+        fail "$TAG: attached to ovs-vswitchd $pid1:\
+ $(head -c 400 "$err" | tr '\n' ' ')"
         kill -INT "$RUN_PID"; wait "$RUN_PID"; RUN_PID=
         return
     fi
@@ -233,8 +232,8 @@ least() {
         pass "$TAG: attached to ovs-vswitchd $OVS_PID"
         hold "$out" "$OVS_PID"
     else
-        fail "$TAG: attached to ovs-vswitchd $OVS_PID:" \
-             "$(head -c 400 "$err" | tr '\n' ' ')"
+        fail "$TAG: attached to ovs-vswitchd $OVS_PID:\
+ $(head -c 400 "$err" | tr '\n' ' ')"
     fi
     kill -INT "$RUN_PID"
     wait "$RUN_PID"
@@ -254,11 +253,11 @@ refused() {
     rc=$?
     $PODMAN rm -f kd-check-image >/dev/null 2>&1
     if ((rc != 0 && rc != 124)) && grep -Eq "$2" "$err"; then
-        pass "$TAG: refused, exit status $rc:" \
-             "$(grep -Em1 "$2" "$err" | head -c 200)"
+        pass "$TAG: refused, exit status $rc:\
+ $(grep -Em1 "$2" "$err" | head -c 200)"
     else
-        fail "$TAG: expected an error matching '$2' and a non-zero exit" \
-             "status, got $rc: $(head -c 400 "$err" | tr '\n' ' ')"
+        fail "$TAG: expected an error matching '$2' and a non-zero exit\
+ status, got $rc: $(head -c 400 "$err" | tr '\n' ' ')"
     fi
     check_eq "$TAG: no record of an attach" "" \
              "$(jq -r 'select(.event == "attached") | .pid' "$out" |
@@ -289,8 +288,8 @@ validate() {
     if node "$HERE/validate-k8s.mjs" "$mods" "$bad" >"$WORK/v.out"; then
         fail "a broken DaemonSet is rejected: $(cat "$WORK/v.out")"
     else
-        pass "a broken DaemonSet is rejected" \
-             "($(grep -o 'hostPID must be boolean' "$WORK/v.out"))"
+        pass "a broken DaemonSet is rejected\
+ ($(grep -o 'hostPID must be boolean' "$WORK/v.out"))"
     fi
 }
 
@@ -319,5 +318,4 @@ main() {
 }
 
 main
-printf '%d passed, %d failed\n' "$PASSED" "$FAILED"
-((FAILED == 0))
+test_summary

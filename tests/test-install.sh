@@ -4,17 +4,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0
-failed=0
-check() {
-    if [[ $2 == "$3" ]]; then
-        passed=$((passed + 1))
-        echo "PASS: $1"
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $1 (expected '$2', got '$3')"
-    fi
-}
+# shellcheck source=tests/testlib.sh
+. tests/testlib.sh
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -107,6 +98,10 @@ check "completes trigger kinds for --stop-trigger" "k: kprobe: kr: kretprobe:" \
       "$(complete_words kernel_delay --stop-trigger k)"
 check "no option completion for values" "" \
       "$(complete_words kernel_delay --sample-time '')"
+check "completes file names after --folded" "completion/kernel_delay" \
+      "$(complete_words kernel_delay --folded completion/kernel_del)"
+check "completes --off-cpu" "--off-cpu" \
+      "$(complete_words kernel_delay --off)"
 
 # "make demo" installs what the demo needs, and nothing the tests alone
 # need (clang, Open vSwitch, stress-ng, jq).
@@ -123,5 +118,4 @@ check "the tests' packages still hold clang and Open vSwitch" yes \
          grep -qx openvswitch-switch && echo yes || echo no)"
 
 echo
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+test_summary

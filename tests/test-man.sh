@@ -15,10 +15,8 @@ cd "$(dirname "$0")/.." || exit 1
 PAGE=man/kernel_delay.8
 HYPHEN=$'\xe2\x80\x90'        # U+2010, what grotty prints for a hyphenation.
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+# shellcheck source=tests/testlib.sh
+. tests/testlib.sh
 
 # render PAGE WIDTH [man]: the page as text, WIDTH columns wide, through
 # groff, or through man-db's man when the third argument is "man".
@@ -54,7 +52,7 @@ broken() {
 
 if ! command -v groff >/dev/null; then
     fail "groff is installed (package groff-base): cannot render the page"
-    echo "$passed passed, $failed failed"
+    test_summary
     exit 1
 fi
 
@@ -127,5 +125,4 @@ else
     fail "control: a filled example is found broken at 80 columns"
 fi
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+test_summary

@@ -26,23 +26,8 @@ tarball=$cache/$suite-minbase-$arch.tar
 archives=$cache/apt-archives-$suite-$arch
 version=$(sed -n 's/^VERSION = //p' Makefile)
 
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    echo "PASS: $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1"
-}
-check() {
-    if [[ $2 == "$3" ]]; then
-        pass "$1"
-    else
-        fail "$1 (expected '$2', got '$3')"
-    fi
-}
+# shellcheck source=tests/testlib.sh
+. tests/testlib.sh
 # check_ok NAME COMMAND...: COMMAND exits 0.
 check_ok() {
     local name=$1
@@ -56,8 +41,7 @@ check_ok() {
 }
 finish() {
     echo
-    echo "$passed passed, $failed failed"
-    [[ $failed == 0 ]]
+    test_summary
     exit
 }
 log() {

@@ -35,24 +35,11 @@ readonly WAIT_SCALE=${E2E_TIME_SCALE:-1}
 # ---------------------------------------------------------------------------
 # Results, and the closing line.
 
-E2E_PASSED=0
-E2E_FAILED=0
+# pass DESCRIPTION, fail DESCRIPTION [EXPECTED GOT], counted in
+# TEST_PASSED and TEST_FAILED: those of every test script.
+# shellcheck source=tests/testlib.sh
+. "${BASH_SOURCE[0]%/*}/../testlib.sh"
 SUMMARY_DONE=
-
-pass() {
-    E2E_PASSED=$((E2E_PASSED + 1))
-    printf 'PASS: %s\n' "$1"
-}
-
-# fail DESCRIPTION [EXPECTED GOT]
-fail() {
-    E2E_FAILED=$((E2E_FAILED + 1))
-    if (($# >= 3)); then
-        printf 'FAIL: %s (expected %s, got %s)\n' "$1" "$2" "${3:-nothing}"
-    else
-        printf 'FAIL: %s\n' "$1"
-    fi
-}
 
 note() {
     printf '# %s\n' "$*"
@@ -65,7 +52,7 @@ skip() {
 }
 
 summary() {
-    printf '%d passed, %d failed\n' "$E2E_PASSED" "$E2E_FAILED"
+    printf '%d passed, %d failed\n' "$TEST_PASSED" "$TEST_FAILED"
     SUMMARY_DONE=1
 }
 
@@ -1673,7 +1660,7 @@ BAD_TRUTH=0
 check_sched() {
     local tag=$1 thread=$2 tid=$3 steal_ns=$(($6 * 10 * MS))
     local r0 w0 p0 t0 r1 w1 p1 t1 slices runs missed line
-    local failed=$E2E_FAILED
+    local failed=$TEST_FAILED
 
     read -r r0 w0 p0 t0 <<<"$4"
     read -r r1 w1 p1 t1 <<<"$5"
@@ -1702,7 +1689,7 @@ check_sched() {
              $slices "$(r "$tid.ready.count")"
     # What the kernel's own tracer saw of the thread, when it was watched
     # (sleep_moves_begin) and something above failed: the evidence.
-    if ((E2E_FAILED > failed)) && [[ -s $SLEEP_MOVES_TRACE ]]; then
+    if ((TEST_FAILED > failed)) && [[ -s $SLEEP_MOVES_TRACE ]]; then
         note "$tag: $thread's scheduler events (ftrace, schedstat before:" \
              "$4, after: $5):"
         while read -r line; do
@@ -1749,7 +1736,7 @@ switches_reported() {
 # times them from the kernel's own counts; see the man page, OUTPUT.)
 run_with_retry() {
     local fn=$1 log=$WORKDIR/$1.log attempt line
-    local passed=$E2E_PASSED failed=$E2E_FAILED
+    local passed=$TEST_PASSED failed=$TEST_FAILED
     local -a errors=("${E2E_ERRORS[@]}")
 
     for ((attempt = 1; attempt <= E2E_ATTEMPTS; attempt++)); do
@@ -1759,8 +1746,8 @@ run_with_retry() {
         if ((BAD_TRUTH && attempt < E2E_ATTEMPTS)); then
             grep '^# ' "$log" | while read -r line; do note "$line"; done
             note "$fn: schedstat was inconsistent; running it again"
-            E2E_PASSED=$passed
-            E2E_FAILED=$failed
+            TEST_PASSED=$passed
+            TEST_FAILED=$failed
             E2E_ERRORS=("${errors[@]}")
             continue
         fi
@@ -1772,8 +1759,8 @@ run_with_retry() {
             note "$fn: kernel_delay saw fewer timeslices than schedstat" \
                  "counted, and said the kernel skipped its programs" \
                  "(recursion misses); running it again"
-            E2E_PASSED=$passed
-            E2E_FAILED=$failed
+            TEST_PASSED=$passed
+            TEST_FAILED=$failed
             E2E_ERRORS=("${errors[@]}")
             continue
         fi

@@ -82,10 +82,10 @@ lp_check_records() {
     fi
 }
 
-# sched_trace_print FAILED_BEFORE: when checks failed since E2E_FAILED was
+# sched_trace_print FAILED_BEFORE: when checks failed since TEST_FAILED was
 # FAILED_BEFORE, the scheduler's events recorded (sched_trace_begin).
 sched_trace_print() {
-    if ((E2E_FAILED > $1)) && [[ -s $SCHED_TRACE ]]; then
+    if ((TEST_FAILED > $1)) && [[ -s $SCHED_TRACE ]]; then
         echo "#   the scheduler's events (ftrace) meanwhile:"
         sed 's/^/#   /' "$SCHED_TRACE" | tail -n 400
     fi
@@ -140,7 +140,7 @@ scenario_long_poll() {
     local tag=long_poll pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
     local pmd=${WL_TID[main:pmd4]} spin=50 sleep=100 contend=150 cpu=0
     local deadline t_all t_cont steal p0 p1 r0 r1 stop_lo hold tol irq v
-    local truth_dom run0 run1 wait0 wait1 failed0=$E2E_FAILED
+    local truth_dom run0 run1 wait0 wait1 failed0=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 0 --tid "$rv" --json \
         || return
@@ -642,7 +642,7 @@ scenario_long_poll_usersys() {
     local tag=long_poll_usersys pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} user=150 kernel=100 steal
     local u k ru rs pre cpu tu tk irq edges out n tol tick=$((10 * MS))
-    local failed=$E2E_FAILED
+    local failed=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
         || return
@@ -717,7 +717,7 @@ scenario_long_poll_usersys() {
         note "$tag: revalidator2 was preempted $pre times under SCHED_FIFO:" \
              "getrusage()'s split not compared"
     fi
-    if ((E2E_FAILED > failed)); then
+    if ((TEST_FAILED > failed)); then
         note "$tag: the workload: $WL_REPLY_LINE"
         note "$tag: record: $(jq -c 'del(.stacks)' <<<"$LP_REC")"
     fi
@@ -739,24 +739,36 @@ scenario_long_poll_usersys() {
 # (another slot for the same stack, 3 times in 4) instead of checking the
 # read path in a run that could not show it.
 scenario_long_poll_profile() {
-    LPP_COLLIDED=0
-    lp_profile long_poll_profile
-    if ((LPP_COLLIDED)); then
-        note "long_poll_profile: the read()s' $LPP_LOST samples found no" \
-             "room in the stack map (a slot taken); again with" \
-             "--stack-trace-size 16384"
-        LPP_COLLIDED=0
-        lp_profile long_poll_profile_again --stack-trace-size 16384
-        ((LPP_COLLIDED)) &&
-            fail "long_poll_profile: the read()s' samples kept" \
-                 "in one of two runs" "lost in both ($LPP_LOST)"
+    stack_retry long_poll_profile lp_profile 16384 "the read()s' samples"
+}
+
+# stack_retry TAG RUN SLOTS WHAT [OPTION...]: runs "RUN TAG OPTION...",
+# one run of a scenario; when a stack it checks (WHAT) found its slot in
+# the stack map taken (RUN then sets STACK_COLLIDED=1 and STACK_LOST, what
+# was lost, and checks nothing of that stack), says so and runs "RUN
+# TAG_again --stack-trace-size SLOTS", other slots, and fails if that run
+# loses it too.
+stack_retry() {
+    local tag=$1 run=$2 slots=$3 what=$4
+
+    shift 4
+    STACK_COLLIDED=0
+    "$run" "$tag" "$@"
+    if ((STACK_COLLIDED)); then
+        note "$tag: $what found no room in the stack map (a slot taken;" \
+             "$STACK_LOST lost); again with --stack-trace-size $slots"
+        STACK_COLLIDED=0
+        "$run" "${tag}_again" --stack-trace-size "$slots"
+        ((STACK_COLLIDED)) &&
+            fail "$tag: $what kept in one of two runs" "kept" \
+                 "lost in both ($STACK_LOST lost)"
     fi
 }
 
 # lp_profile TAG [OPTION...]: one run of scenario_long_poll_profile, with
-# OPTIONs for the tool; LPP_COLLIDED=1 when the read()s' samples were all
-# lost to the stack map (their LPP_LOST), and then nothing is checked of
-# them.
+# OPTIONs for the tool; STACK_COLLIDED=1 when the read()s' samples were
+# all lost to the stack map (STACK_LOST), and then nothing is checked of
+# them (stack_retry).
 lp_profile() {
     local tag=$1 pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} hz=997 u k n su sk rest
@@ -811,7 +823,7 @@ lp_profile() {
     readpath=$(lr '[.on_cpu_stacks[].frames
                     | any(.[]; test("^(ksys_read|vfs_read)\\+"))] | any')
     if ((sk == 0 && lost > 0)) && [[ $readpath != true ]]; then
-        LPP_COLLIDED=1 LPP_LOST=$lost
+        STACK_COLLIDED=1 STACK_LOST="$lost samples"
         return
     fi
     # In per mille: the user part's share of the two parts' samples
@@ -845,10 +857,10 @@ lp_profile() {
             | .[:8][] | "\(.samples): \(.frames | join(" < "))"' \
             | sed 's/^/#   /'
     fi
-    failed=$E2E_FAILED
+    failed=$TEST_FAILED
     check_eq "$tag: a stack of the read()s names the kernel's read path" \
              true "$readpath"
-    if ((E2E_FAILED > failed)); then
+    if ((TEST_FAILED > failed)); then
         note "$tag: the stacks:"
         lr '.on_cpu_stacks[:8][] | "\(.samples): \(.frames | join(" < "))"' \
             | cut -c 1-600 | sed 's/^/#   /'
@@ -880,7 +892,7 @@ scenario_long_poll_offcpu() {
     local tag=long_poll_offcpu pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} read read_cpu waker tol folded
     local pipe_sleeps foreign lost all rt n
-    local failed0=$E2E_FAILED
+    local failed0=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events 50 --tid "$rv" --json \
         --off-cpu --folded "$WORKDIR/$tag.folded" || return
@@ -961,7 +973,7 @@ scenario_long_poll_offcpu() {
     check_eq "$tag: --folded: the values add up to the sleeps' time" \
              "$(lr '([.blocked[].ns] | add // 0) + .off_cpu.other_ns')" \
              "$(awk '{ s += $NF } END { printf "%d", s }' <<<"$folded")"
-    if ((E2E_FAILED > failed0)); then
+    if ((TEST_FAILED > failed0)); then
         lr '{off_cpu, blocked, warnings, waits, sleeps, preemptions}' \
             | sed 's/^/#   /'
     fi
@@ -981,28 +993,19 @@ scenario_long_poll_offcpu() {
 # once more with another number of slots (so other slots), and fails if
 # one is missing again.
 scenario_sample_stacks() {
-    SS_COLLIDED=0
-    ss_run sample_stacks --stack-trace-size 16384
-    if ((SS_COLLIDED)); then
-        note "sample_stacks: a stack checked is missing and $SS_LOST" \
-             "sleeps found no room in the stack map (a slot taken); again" \
-             "with --stack-trace-size 65536"
-        SS_COLLIDED=0
-        ss_run sample_stacks_again --stack-trace-size 65536
-        ((SS_COLLIDED)) &&
-            fail "sample_stacks: the stacks checked kept in one of two runs" \
-                 "kept" "lost in both ($SS_LOST sleeps lost)"
-    fi
+    stack_retry sample_stacks ss_run 65536 "the stacks checked" \
+                --stack-trace-size 16384
 }
 
 # ss_run TAG OPTION...: one run of scenario_sample_stacks, with OPTIONs
-# for the tool; SS_COLLIDED=1 when a stack checked (the samples, the read
-# path, the pipe's sleep) is missing and the sample counts samples or
-# sleeps lost (SS_LOST), and then the stacks are not checked.
+# for the tool; STACK_COLLIDED=1 when a stack checked (the samples, the
+# read path, the pipe's sleep) is missing and the sample counts samples
+# or sleeps lost (STACK_LOST), and then the stacks are not checked
+# (stack_retry).
 ss_run() {
     local tag=$1 pid=${WL_PID[main]} rv=${WL_TID[main:revalidator2]}
-    local read read_cpu waker n failed0=$E2E_FAILED handoff readpath lost
-    local lost_samples
+    local read read_cpu waker n failed0=$TEST_FAILED handoff readpath lost
+    local lost_samples lost_sleeps
 
     shift
     # Every thread of the target counts (--tid filters the report).
@@ -1029,13 +1032,14 @@ ss_run() {
                    startswith("kd_workload_handoff_wait+")))] | length')
     lost=$(jq -r '"\(.stacks_lost.samples // 0) \(.stacks_lost.sleeps // 0)"' \
                "$KD_OUT" | head -n 1)
-    read -r lost_samples SS_LOST <<<"$lost"
-    is_uint "$lost_samples" && is_uint "$SS_LOST" || lost_samples=0 SS_LOST=0
+    read -r lost_samples lost_sleeps <<<"$lost"
+    is_uint "$lost_samples" && is_uint "$lost_sleeps" ||
+        lost_samples=0 lost_sleeps=0
     if { ((lost_samples > 0)) &&
              { ! is_uint "$n" || ((n < 20)) || [[ $readpath != true ]]; }; } ||
-       { [[ $handoff == 0 ]] && ((SS_LOST > 0)); }; then
-        SS_COLLIDED=1
-        SS_LOST="$lost_samples samples and $SS_LOST"
+       { [[ $handoff == 0 ]] && ((lost_sleeps > 0)); }; then
+        STACK_COLLIDED=1
+        STACK_LOST="$lost_samples samples and $lost_sleeps sleeps"
         return
     fi
     if ! is_uint "$n" || ((n < 20)); then
@@ -1065,7 +1069,7 @@ ss_run() {
         fail "$tag: the workload's truth" "read_ns=... read_cpu_ns=..." \
              "$WL_REPLY_LINE"
     fi
-    if ((E2E_FAILED > failed0)); then
+    if ((TEST_FAILED > failed0)); then
         echo "#   $tag: the workload: $WL_REPLY_LINE"
         jq -c --argjson t "$rv" '{stacks_lost, thread: (.threads[]?
                 | select(.tid == $t) | {profile, off_cpu, blocked:
@@ -1086,7 +1090,7 @@ scenario_long_poll_progress() {
     local tag=long_poll_progress pid=${WL_PID[main]}
     local rv=${WL_TID[main:revalidator2]} thr=$((200 * MS))
     local sleep=$((3000 * WAIT_SCALE))
-    local deadline recs n gaps prev k bad truth failed=$E2E_FAILED
+    local deadline recs n gaps prev k bad truth failed=$TEST_FAILED
 
     lp_start $tag -p "$pid" --long-poll-events $thr --tid "$rv" --json \
         --off-cpu || return
@@ -1161,7 +1165,7 @@ scenario_long_poll_progress() {
     check_eq "$tag: --off-cpu: the sleep going on, where it sleeps" "" \
              "$bad"
     # On a failure, what the run said of revalidator2, for the log.
-    if ((E2E_FAILED > failed)); then
+    if ((TEST_FAILED > failed)); then
         jq -c --argjson t "$rv" \
            'select(.tid == $t) | del(.blocked[]?.frames, .stacks)' \
            "$KD_OUT" | while read -r rec; do

@@ -76,7 +76,7 @@ $(SAN_DIR)/%.o: src/%.c | $(SAN_DIR)
 	$(CC) $(SAN_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SAN_DIR)/unit/%.o: tests/unit/%.c | $(SAN_DIR)/unit
-	$(CC) $(SAN_CFLAGS) -Itests $(DEPFLAGS) -c $< -o $@
+	$(CC) $(SAN_CFLAGS) $(UNIT_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SAN_DIR)/syscalls.o: build/syscall_table.h
 
@@ -153,7 +153,7 @@ FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SECONDS ?= 60
 
 FUZZ_SRCS_trigger = src/trigger.c src/util.c
-FUZZ_SRCS_options = src/options.c src/util.c
+FUZZ_SRCS_options = src/options.c src/parse.c src/usage.c src/util.c
 FUZZ_SRCS_template = src/template.c src/util.c
 
 $(FUZZ_BUILD):

@@ -43,6 +43,7 @@
 
 #include "fuzz_common.h"
 #include "options.h"
+#include "parse.h"
 
 /* A write-only stream that counts what it is given and keeps its start. */
 struct sink {

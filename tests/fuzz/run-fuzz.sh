@@ -24,18 +24,8 @@ FUZZ_TARGETS=${FUZZ_TARGETS:-trigger options template}
 FUZZ_ARGS=${FUZZ_ARGS:-}
 OUT=build/fuzz
 
-passed=0
-failed=0
-
-pass() {
-    printf 'PASS: %s\n' "$1"
-    passed=$((passed + 1))
-}
-
-fail() {
-    printf 'FAIL: %s\n' "$1"
-    failed=$((failed + 1))
-}
+# shellcheck source=tests/testlib.sh
+. tests/testlib.sh
 
 # stat NAME LOG: a "stat::NAME: VALUE" line of -print_final_stats=1.
 stat() {
@@ -155,5 +145,4 @@ else
     done
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+test_summary

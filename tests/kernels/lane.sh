@@ -59,7 +59,7 @@ summary() {
             note "$row"
         done
     fi
-    printf '%d passed, %d failed\n' "$E2E_PASSED" "$E2E_FAILED"
+    printf '%d passed, %d failed\n' "$TEST_PASSED" "$TEST_FAILED"
 }
 
 cleanup() {
@@ -635,7 +635,7 @@ main() {
     ovs_stop
     note_times section "${times[@]}"
     summary
-    ((E2E_FAILED == 0))
+    ((TEST_FAILED == 0))
 }
 
 main "$@"

@@ -120,6 +120,46 @@ nm(uint32_t tid, const char *comm)
     return e;
 }
 
+/* The entries of a sample as its maps give them, for make_sample(): each
+ * array, given with SAMPLE_ENTRIES(), with its count. */
+struct sample_entries {
+    const struct kd_syscall_entry *syscalls;
+    size_t n_syscalls;
+    const struct kd_tstats_entry *tstats;
+    size_t n_tstats;
+    const struct kd_hardirq_entry *hardirqs;
+    size_t n_hardirqs;
+    const struct kd_softirq_entry *softirqs;
+    size_t n_softirqs;
+    const struct kd_name_entry *names;
+    size_t n_names;
+};
+
+/* Member NAME of struct sample_entries: the array ARRAY, and its count. */
+#define SAMPLE_ENTRIES(NAME, ARRAY) \
+    .NAME = (ARRAY), .n_##NAME = KD_ARRAY_SIZE(ARRAY)
+
+/* A sample of process 'pid', not grouped yet (kd_sample_group()), that
+ * holds copies of the entries 'e' lists; kd_sample_clear() frees them. */
+static inline void
+make_sample(struct kd_sample *s, uint32_t pid,
+            const struct sample_entries *e)
+{
+    memset(s, 0, sizeof *s);
+    s->pid = pid;
+#define COPY(NAME)                                                      \
+    if (e->n_##NAME) {                                                  \
+        s->NAME = xmemdup(e->NAME, e->n_##NAME * sizeof *e->NAME);      \
+        s->n_##NAME = e->n_##NAME;                                      \
+    }
+    COPY(syscalls);
+    COPY(tstats);
+    COPY(hardirqs);
+    COPY(softirqs);
+    COPY(names);
+#undef COPY
+}
+
 /* A fake /proc, in a temporary directory. */
 
 static inline int

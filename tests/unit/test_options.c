@@ -4,13 +4,17 @@
  */
 
 /* Unit tests of src/options.c: the command line, parsed as the reference's
- * argparse parses it, and the strict number parsers under it.
+ * argparse parses it, with the usage, --help and the errors of
+ * src/usage.c.
  *
  * Every expected value is written out here, taken from the reference
  * kernel_delay.py (its argparse setup), never from this program's own
  * output. */
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +22,8 @@
 #include <string.h>
 
 #include "options.h"
+#include "parse.h"
+#include "usage.h"
 #include "util.h"
 #include "check.h"
 
@@ -44,7 +50,8 @@
     "[-q]\n"                                                            \
     "                    [--wait-target] [--node-name NAME] "            \
     "[--profile-hz HZ]\n"                                               \
-    "                    [--off-cpu] [--folded FILE] [--version]\n"
+    "                    [--off-cpu] [--folded FILE] [--frame-pointers]\n" \
+    "                    [--unwind-memory MIB] [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -141,6 +148,12 @@ static const char help_rest[] =
     "                        interval's stacks to FILE in the folded format "
     "of\n"
     "                        flame graph tools\n"
+    "  --frame-pointers      Walk user stacks through frame pointers, as the\n"
+    "                        reference does, instead of unwinding them from\n"
+    "                        each mapping's call frame information (CFI)\n"
+    "  --unwind-memory MIB   The most kernel memory the tables that unwind\n"
+    "                        user stacks may take, in MiB (1 to 4096, default\n"
+    "                        64)\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"
@@ -221,6 +234,81 @@ parse_ok_at(const char *file, int line, struct kd_options *options, ...)
 
 #define PARSE_OK(OPTIONS, ...) \
     parse_ok_at(__FILE__, __LINE__, (OPTIONS), __VA_ARGS__, (char *) NULL)
+
+/* What a command line must give one member of struct kd_options: a
+ * number (an unsigned integer or a bool), a double or a string. */
+struct option_expect {
+    const char *name;           /* NULL: the end of the list. */
+    size_t offset, size;
+    enum { EXPECT_NUM, EXPECT_DOUBLE, EXPECT_STR } kind;
+    uint64_t num;
+    double dbl;
+    const char *str;
+};
+
+#define MEMBER(F) \
+    #F, offsetof(struct kd_options, F), sizeof ((struct kd_options *) 0)->F
+#define IS(F, V) { MEMBER(F), EXPECT_NUM, .num = (V) }
+#define IS_DOUBLE(F, V) { MEMBER(F), EXPECT_DOUBLE, .dbl = (V) }
+#define IS_STR(F, V) { MEMBER(F), EXPECT_STR, .str = (V) }
+
+/* A command line that is accepted (the words after "kernel_delay", to a
+ * NULL), and what it must give. */
+struct option_case {
+    const char *args[10];
+    struct option_expect expect[8];
+};
+
+/* Checks each of the 'n' 'cases': its command line is accepted, and each
+ * member it names has the value it says. */
+static void
+check_option_cases_at(const char *file, int line,
+                      const struct option_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct option_case *c = &cases[i];
+        char *argv[KD_ARRAY_SIZE(c->args) + 2] = { "kernel_delay" };
+        struct kd_ds what = KD_DS_EMPTY_INITIALIZER;
+        struct parse_result r;
+
+        kd_ds_put_cstr(&what, "kernel_delay");
+        for (size_t j = 0; j < KD_ARRAY_SIZE(c->args) && c->args[j]; j++) {
+            argv[j + 1] = (char *) c->args[j];
+            kd_ds_put_format(&what, " %s", c->args[j]);
+        }
+        parse_argv(&r, argv);
+        check_int(r.status, -1, kd_ds_cstr(&what), file, line);
+        check_str(r.out, "", kd_ds_cstr(&what), file, line);
+        check_str(r.err, "", kd_ds_cstr(&what), file, line);
+        for (const struct option_expect *e = c->expect; e->name; e++) {
+            const char *p = (const char *) &r.options + e->offset;
+            char *expr = kd_xasprintf("%s: %s", kd_ds_cstr(&what), e->name);
+
+            if (e->kind == EXPECT_STR) {
+                check_str(*(const char *const *) p, e->str, expr, file,
+                          line);
+            } else if (e->kind == EXPECT_DOUBLE) {
+                check_double(*(const double *) p, e->dbl, expr, file, line);
+            } else if (e->size == sizeof(bool)) {
+                check_uint(*(const bool *) p, e->num, expr, file, line);
+            } else if (e->size == sizeof(unsigned int)) {
+                check_uint(*(const unsigned int *) p, e->num, expr, file,
+                           line);
+            } else {
+                check_uint(*(const uint64_t *) p, e->num, expr, file, line);
+            }
+            free(expr);
+        }
+        if (r.status < 0) {
+            kd_options_destroy(&r.options);
+        }
+        parse_result_destroy(&r);
+        kd_ds_destroy(&what);
+    }
+}
+
+#define CHECK_OPTION_CASES(CASES) \
+    check_option_cases_at(__FILE__, __LINE__, (CASES), KD_ARRAY_SIZE(CASES))
 
 /* Checks that the arguments give a usage error: exit status 2, nothing on
  * the output, and the usage then "kernel_delay: error: MESSAGE" on the
@@ -308,171 +396,111 @@ test_options_defaults(void)
 static void
 test_options_long_and_short(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-D", "4" }, { IS(debug, 4) } },
+        { { "--debug", "5" }, { IS(debug, 5) } },
+        { { "-D6" }, { IS(debug, 6) } },
+        { { "--debug=7" }, { IS(debug, 7) } },
+        { { "-p", "42" }, { IS(pid, 42) } },
+        { { "--pid", "43" }, { IS(pid, 43) } },
+        { { "-p44" }, { IS(pid, 44) } },
+        { { "--pid=45" }, { IS(pid, 45) } },
+        { { "-p", "0" }, { IS(pid, 0) } },
+        { { "-p", "4194304" }, { IS(pid, 4194304) } },
+        { { "-s", "5000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 5000) } },
+        { { "--syscall-events", "6000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 6000) } },
+        { { "-s7000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 7000) } },
+        { { "--syscall-events=8000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 8000) } },
+        { { "--buffer-page-count", "16" }, { IS(buffer_page_count, 16) } },
+        { { "--buffer-page-count=2048" }, { IS(buffer_page_count, 2048) } },
+        { { "--sample-count", "5" }, { IS(sample_count, 5) } },
+        { { "--sample-count=100000000" }, { IS(sample_count, 100000000) } },
+        { { "--sample-interval", "1.5" },
+          { IS_DOUBLE(sample_interval, 1.5) } },
+        { { "--sample-interval=0" }, { IS_DOUBLE(sample_interval, 0) } },
+        { { "--sample-interval", "31536000" },
+          { IS_DOUBLE(sample_interval, 31536000) } },
+        { { "--sample-time", "2" }, { IS_DOUBLE(sample_time, 2) } },
+        { { "--sample-time=.25" }, { IS_DOUBLE(sample_time, 0.25) } },
+        { { "--sample-time", "1e1" }, { IS_DOUBLE(sample_time, 10) } },
+        { { "--skip-syscall-poll-events" },
+          { IS(skip_syscall_poll_events, true),
+            IS(skip_upcall_stats, false) } },
+        { { "--skip-upcall-stats" },
+          { IS(skip_upcall_stats, true),
+            IS(skip_syscall_poll_events, false) } },
+        { { "--stack-trace-size", "0" }, { IS(stack_trace_size, 0) } },
+        { { "--stack-trace-size=100" }, { IS(stack_trace_size, 100) } },
+        { { "--start-trigger", "up#probe_a", "--stop-trigger",
+            "up#probe_b" },
+          { IS_STR(start_trigger, "up#probe_a"),
+            IS_STR(stop_trigger, "up#probe_b") } },
+        { { "--start-trigger=x=y", "--stop-trigger=" },
+          { IS_STR(start_trigger, "x=y"), IS_STR(stop_trigger, "") } },
+        { { "--trigger-delta", "100" }, { IS(trigger_delta, 100) } },
+        { { "--trigger-delta=200" }, { IS(trigger_delta, 200) } },
+        /* Everything at once; the others keep their defaults. */
+        { { "-p", "9", "--sample-count", "3", "-s", "10",
+            "--skip-upcall-stats" },
+          { IS(pid, 9), IS(sample_count, 3), IS(syscall_events, true),
+            IS(syscall_events_ns, 10), IS(skip_upcall_stats, true),
+            IS(buffer_page_count, 1024), IS_DOUBLE(sample_time, 0.5) } },
+    };
 
-    PARSE_OK(&o, "-D", "4");
-    CHECK_UINT(o.debug, 4);
-    PARSE_OK(&o, "--debug", "5");
-    CHECK_UINT(o.debug, 5);
-    PARSE_OK(&o, "-D6");
-    CHECK_UINT(o.debug, 6);
-    PARSE_OK(&o, "--debug=7");
-    CHECK_UINT(o.debug, 7);
-
-    PARSE_OK(&o, "-p", "42");
-    CHECK_UINT(o.pid, 42);
-    PARSE_OK(&o, "--pid", "43");
-    CHECK_UINT(o.pid, 43);
-    PARSE_OK(&o, "-p44");
-    CHECK_UINT(o.pid, 44);
-    PARSE_OK(&o, "--pid=45");
-    CHECK_UINT(o.pid, 45);
-    PARSE_OK(&o, "-p", "0");
-    CHECK_UINT(o.pid, 0);
-    PARSE_OK(&o, "-p", "4194304");
-    CHECK_UINT(o.pid, 4194304);
-
-    PARSE_OK(&o, "-s", "5000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 5000);
-    PARSE_OK(&o, "--syscall-events", "6000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 6000);
-    PARSE_OK(&o, "-s7000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 7000);
-    PARSE_OK(&o, "--syscall-events=8000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 8000);
-
-    PARSE_OK(&o, "--buffer-page-count", "16");
-    CHECK_UINT(o.buffer_page_count, 16);
-    PARSE_OK(&o, "--buffer-page-count=2048");
-    CHECK_UINT(o.buffer_page_count, 2048);
-
-    PARSE_OK(&o, "--sample-count", "5");
-    CHECK_UINT(o.sample_count, 5);
-    PARSE_OK(&o, "--sample-count=100000000");
-    CHECK_UINT(o.sample_count, 100000000);
-
-    PARSE_OK(&o, "--sample-interval", "1.5");
-    CHECK_DOUBLE(o.sample_interval, 1.5);
-    PARSE_OK(&o, "--sample-interval=0");
-    CHECK_DOUBLE(o.sample_interval, 0);
-    PARSE_OK(&o, "--sample-interval", "31536000");
-    CHECK_DOUBLE(o.sample_interval, 31536000);
-
-    PARSE_OK(&o, "--sample-time", "2");
-    CHECK_DOUBLE(o.sample_time, 2);
-    PARSE_OK(&o, "--sample-time=.25");
-    CHECK_DOUBLE(o.sample_time, 0.25);
-    PARSE_OK(&o, "--sample-time", "1e1");
-    CHECK_DOUBLE(o.sample_time, 10);
-
-    PARSE_OK(&o, "--skip-syscall-poll-events");
-    CHECK(o.skip_syscall_poll_events);
-    CHECK(!o.skip_upcall_stats);
-    PARSE_OK(&o, "--skip-upcall-stats");
-    CHECK(o.skip_upcall_stats);
-    CHECK(!o.skip_syscall_poll_events);
-
-    PARSE_OK(&o, "--stack-trace-size", "0");
-    CHECK_UINT(o.stack_trace_size, 0);
-    PARSE_OK(&o, "--stack-trace-size=100");
-    CHECK_UINT(o.stack_trace_size, 100);
-
-    PARSE_OK(&o, "--start-trigger", "up#probe_a", "--stop-trigger",
-             "up#probe_b");
-    CHECK_STR(o.start_trigger, "up#probe_a");
-    CHECK_STR(o.stop_trigger, "up#probe_b");
-    PARSE_OK(&o, "--start-trigger=x=y", "--stop-trigger=");
-    CHECK_STR(o.start_trigger, "x=y");
-    CHECK_STR(o.stop_trigger, "");
-
-    PARSE_OK(&o, "--trigger-delta", "100");
-    CHECK_UINT(o.trigger_delta, 100);
-    PARSE_OK(&o, "--trigger-delta=200");
-    CHECK_UINT(o.trigger_delta, 200);
-
-    /* Everything at once; the others keep their defaults. */
-    PARSE_OK(&o, "-p", "9", "--sample-count", "3", "-s", "10",
-             "--skip-upcall-stats");
-    CHECK_UINT(o.pid, 9);
-    CHECK_UINT(o.sample_count, 3);
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 10);
-    CHECK(o.skip_upcall_stats);
-    CHECK_UINT(o.buffer_page_count, 1024);
-    CHECK_DOUBLE(o.sample_time, 0.5);
+    CHECK_OPTION_CASES(cases);
 }
 
 static void
 test_options_optional_arguments(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-D" }, { IS(debug, 0x3f) } },
+        { { "--debug" }, { IS(debug, 0x3f) } },
+        { { "-D", "4" }, { IS(debug, 4) } },
+        /* An option after it is not its argument. */
+        { { "-D", "-p", "3" }, { IS(debug, 0x3f), IS(pid, 3) } },
+        { { "-s" }, { IS(syscall_events, true), IS(syscall_events_ns, 0) } },
+        { { "--syscall-events" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 0) } },
+        { { "-s", "5000" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 5000) } },
+        { { "-s", "--sample-count", "2" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 0),
+            IS(sample_count, 2) } },
+        { { "--trigger-delta" }, { IS(trigger_delta, 0) } },
+        { { "--trigger-delta", "-p", "5" },
+          { IS(trigger_delta, 0), IS(pid, 5) } },
+    };
 
-    PARSE_OK(&o, "-D");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "--debug");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "-D", "4");
-    CHECK_UINT(o.debug, 4);
-    /* An option after it is not its argument. */
-    PARSE_OK(&o, "-D", "-p", "3");
-    CHECK_UINT(o.debug, 0x3f);
-    CHECK_UINT(o.pid, 3);
-
-    PARSE_OK(&o, "-s");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    PARSE_OK(&o, "--syscall-events");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    PARSE_OK(&o, "-s", "5000");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 5000);
-    PARSE_OK(&o, "-s", "--sample-count", "2");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    CHECK_UINT(o.sample_count, 2);
-
-    PARSE_OK(&o, "--trigger-delta");
-    CHECK_UINT(o.trigger_delta, 0);
-    PARSE_OK(&o, "--trigger-delta", "-p", "5");
-    CHECK_UINT(o.trigger_delta, 0);
-    CHECK_UINT(o.pid, 5);
+    CHECK_OPTION_CASES(cases);
 }
 
 static void
 test_options_abbreviations(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--sample-t", "2" },
+          { IS_DOUBLE(sample_time, 2), IS(sample_count, 1) } },
+        { { "--sample-c=3" }, { IS(sample_count, 3) } },
+        { { "--sample-i", "4" }, { IS_DOUBLE(sample_interval, 4) } },
+        { { "--pi", "9" }, { IS(pid, 9) } },
+        { { "--deb" }, { IS(debug, 0x3f) } },
+        { { "--skip-s" },
+          { IS(skip_syscall_poll_events, true),
+            IS(skip_upcall_stats, false) } },
+        { { "--skip-u" }, { IS(skip_upcall_stats, true) } },
+        { { "--b", "5" }, { IS(buffer_page_count, 8) } },
+        { { "--stac", "7" }, { IS(stack_trace_size, 7) } },
+        { { "--star", "a", "--sto", "b" },
+          { IS_STR(start_trigger, "a"), IS_STR(stop_trigger, "b") } },
+        { { "--t", "6" }, { IS(trigger_delta, 6) } },
+    };
 
-    PARSE_OK(&o, "--sample-t", "2");
-    CHECK_DOUBLE(o.sample_time, 2);
-    CHECK_UINT(o.sample_count, 1);
-    PARSE_OK(&o, "--sample-c=3");
-    CHECK_UINT(o.sample_count, 3);
-    PARSE_OK(&o, "--sample-i", "4");
-    CHECK_DOUBLE(o.sample_interval, 4);
-    PARSE_OK(&o, "--pi", "9");
-    CHECK_UINT(o.pid, 9);
-    PARSE_OK(&o, "--deb");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "--skip-s");
-    CHECK(o.skip_syscall_poll_events);
-    CHECK(!o.skip_upcall_stats);
-    PARSE_OK(&o, "--skip-u");
-    CHECK(o.skip_upcall_stats);
-    PARSE_OK(&o, "--b", "5");
-    CHECK_UINT(o.buffer_page_count, 8);
-    PARSE_OK(&o, "--stac", "7");
-    CHECK_UINT(o.stack_trace_size, 7);
-    PARSE_OK(&o, "--star", "a", "--sto", "b");
-    CHECK_STR(o.start_trigger, "a");
-    CHECK_STR(o.stop_trigger, "b");
-    PARSE_OK(&o, "--t", "6");
-    CHECK_UINT(o.trigger_delta, 6);
+    CHECK_OPTION_CASES(cases);
 
     CHECK_USAGE_ERROR("ambiguous option: --sample could match "
                       "--sample-count, --sample-interval, --sample-time",
@@ -488,22 +516,18 @@ test_options_abbreviations(void)
 static void
 test_options_buffer_page_count(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--buffer-page-count", "1000" }, { IS(buffer_page_count, 1024) } },
+        { { "--buffer-page-count", "0" }, { IS(buffer_page_count, 1) } },
+        { { "--buffer-page-count", "1024" }, { IS(buffer_page_count, 1024) } },
+        { { "--buffer-page-count", "1025" }, { IS(buffer_page_count, 2048) } },
+        { { "--buffer-page-count", "1" }, { IS(buffer_page_count, 1) } },
+        { { "--buffer-page-count", "3" }, { IS(buffer_page_count, 4) } },
+        { { "--buffer-page-count", "1048576" },
+          { IS(buffer_page_count, 1048576) } },
+    };
 
-    PARSE_OK(&o, "--buffer-page-count", "1000");
-    CHECK_UINT(o.buffer_page_count, 1024);
-    PARSE_OK(&o, "--buffer-page-count", "0");
-    CHECK_UINT(o.buffer_page_count, 1);
-    PARSE_OK(&o, "--buffer-page-count", "1024");
-    CHECK_UINT(o.buffer_page_count, 1024);
-    PARSE_OK(&o, "--buffer-page-count", "1025");
-    CHECK_UINT(o.buffer_page_count, 2048);
-    PARSE_OK(&o, "--buffer-page-count", "1");
-    CHECK_UINT(o.buffer_page_count, 1);
-    PARSE_OK(&o, "--buffer-page-count", "3");
-    CHECK_UINT(o.buffer_page_count, 4);
-    PARSE_OK(&o, "--buffer-page-count", "1048576");
-    CHECK_UINT(o.buffer_page_count, 1048576);
+    CHECK_OPTION_CASES(cases);
 }
 
 static void
@@ -694,23 +718,21 @@ test_options_version(void)
 static void
 test_options_last_wins(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-p", "5", "-p", "6" }, { IS(pid, 6) } },
+        { { "--sample-time", "1", "--sample-time", "2.5" },
+          { IS_DOUBLE(sample_time, 2.5) } },
+        { { "-s", "100", "-s" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 0) } },
+        { { "-D", "4", "-D" }, { IS(debug, 0x3f) } },
+        { { "-D", "-D", "2" }, { IS(debug, 2) } },
+        { { "--start-trigger", "a", "--start-trigger", "b" },
+          { IS_STR(start_trigger, "b") } },
+        { { "--buffer-page-count", "5", "--buffer-page-count", "3" },
+          { IS(buffer_page_count, 4) } },
+    };
 
-    PARSE_OK(&o, "-p", "5", "-p", "6");
-    CHECK_UINT(o.pid, 6);
-    PARSE_OK(&o, "--sample-time", "1", "--sample-time", "2.5");
-    CHECK_DOUBLE(o.sample_time, 2.5);
-    PARSE_OK(&o, "-s", "100", "-s");
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 0);
-    PARSE_OK(&o, "-D", "4", "-D");
-    CHECK_UINT(o.debug, 0x3f);
-    PARSE_OK(&o, "-D", "-D", "2");
-    CHECK_UINT(o.debug, 2);
-    PARSE_OK(&o, "--start-trigger", "a", "--start-trigger", "b");
-    CHECK_STR(o.start_trigger, "b");
-    PARSE_OK(&o, "--buffer-page-count", "5", "--buffer-page-count", "3");
-    CHECK_UINT(o.buffer_page_count, 4);
+    CHECK_OPTION_CASES(cases);
 }
 
 /* The tests from here to test_options_flag_attached() check argparse
@@ -723,12 +745,12 @@ test_options_last_wins(void)
 static void
 test_options_short_equals(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "-p=5" }, { IS(pid, 5) } },
+        { { "-s=100" }, { IS(syscall_events_ns, 100) } },
+    };
 
-    PARSE_OK(&o, "-p=5");
-    CHECK_UINT(o.pid, 5);
-    PARSE_OK(&o, "-s=100");
-    CHECK_UINT(o.syscall_events_ns, 100);
+    CHECK_OPTION_CASES(cases);
 }
 
 /* argparse collects every word it does not recognize and reports them
@@ -827,95 +849,6 @@ test_options_flag_attached(void)
 }
 
 static void
-test_parse_u64(void)
-{
-    uint64_t u;
-
-    u = 99;
-    CHECK_INT(kd_parse_u64("0", 0, 10, &u), 0);
-    CHECK_UINT(u, 0);
-    CHECK_INT(kd_parse_u64("10", 0, 10, &u), 0);
-    CHECK_UINT(u, 10);
-    CHECK_INT(kd_parse_u64("+7", 0, 10, &u), 0);
-    CHECK_UINT(u, 7);
-    CHECK_INT(kd_parse_u64("007", 0, 10, &u), 0);
-    CHECK_UINT(u, 7);
-    CHECK_INT(kd_parse_u64("18446744073709551615", 0, UINT64_MAX, &u), 0);
-    CHECK_UINT(u, UINT64_MAX);
-    CHECK_INT(kd_parse_u64("18446744073709551614", 0, UINT64_MAX, &u), 0);
-    CHECK_UINT(u, UINT64_MAX - 1);
-
-    CHECK_INT(kd_parse_u64("11", 0, 10, &u), ERANGE);
-    CHECK_INT(kd_parse_u64("4", 5, 10, &u), ERANGE);
-    CHECK_INT(kd_parse_u64("-5", 0, 10, &u), ERANGE);
-    CHECK_INT(kd_parse_u64("18446744073709551616", 0, UINT64_MAX, &u),
-              ERANGE);
-    CHECK_INT(kd_parse_u64("99999999999999999999999", 0, UINT64_MAX, &u),
-              ERANGE);
-
-    CHECK_INT(kd_parse_u64("", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("+", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("-", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("++5", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("-5x", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("5x", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64(" 5", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("5 ", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("0x10", 0, 100, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("1.0", 0, 10, &u), EINVAL);
-    CHECK_INT(kd_parse_u64("99999999999999999999999x", 0, UINT64_MAX, &u),
-              EINVAL);
-}
-
-static void
-test_parse_seconds(void)
-{
-    double d;
-
-    d = 99;
-    CHECK_INT(kd_parse_seconds("0.5", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0.5);
-    CHECK_INT(kd_parse_seconds("1e3", 0, 1e6, &d), 0);
-    CHECK_DOUBLE(d, 1000);
-    CHECK_INT(kd_parse_seconds("1E-1", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0.1);
-    CHECK_INT(kd_parse_seconds(".5", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0.5);
-    CHECK_INT(kd_parse_seconds("5.", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 5);
-    CHECK_INT(kd_parse_seconds("+2", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 2);
-    CHECK_INT(kd_parse_seconds("0", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 0);
-    CHECK_INT(kd_parse_seconds("10", 0, 10, &d), 0);
-    CHECK_DOUBLE(d, 10);
-    CHECK_INT(kd_parse_seconds("1e-9", 1e-9, 10, &d), 0);
-    CHECK_DOUBLE(d, 1e-9);
-
-    CHECK_INT(kd_parse_seconds("-1", 0, 10, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("10.5", 0, 10, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("0", 1e-9, 10, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("1e999", 0, 1e9, &d), ERANGE);
-    CHECK_INT(kd_parse_seconds("-1e999", 0, 1e9, &d), ERANGE);
-
-    CHECK_INT(kd_parse_seconds("", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds(".", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("e5", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1e", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1-2", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("nan", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("NAN", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("inf", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("infinity", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("0x1", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("0x1p3", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds(" 1", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1 ", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("1,5", 0, 10, &d), EINVAL);
-    CHECK_INT(kd_parse_seconds("abc", 0, 10, &d), EINVAL);
-}
-
-static void
 test_next_power_of_two(void)
 {
     CHECK_UINT(kd_next_power_of_two(0), 1);
@@ -935,13 +868,14 @@ test_next_power_of_two(void)
 static void
 test_options_max_threads(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--max-threads", "100000" }, { IS(max_threads, 100000) } },
+        { { "--max-t=64" }, { IS(max_threads, 64) } },
+    };
+
+    CHECK_OPTION_CASES(cases);
 
     CHECK_UINT(kd_options_defaults.max_threads, 8192);
-    PARSE_OK(&o, "--max-threads", "100000", NULL);
-    CHECK_UINT(o.max_threads, 100000);
-    PARSE_OK(&o, "--max-t=64", NULL);
-    CHECK_UINT(o.max_threads, 64);
     CHECK_USAGE_ERROR("argument --max-threads: must be at least 64",
                       "--max-threads", "63", NULL);
     CHECK_USAGE_ERROR("argument --max-threads: must be at most 1048576",
@@ -1075,120 +1009,33 @@ test_options_long_poll(void)
                       "--long-poll-events", "--l", NULL);
 }
 
-/* Durations with units, computed exactly. */
-static void
-test_parse_duration_ns(void)
-{
-    static const struct {
-        const char *s;
-        uint64_t ns;
-    } good[] = {
-        { "0", 0 }, { "7", 7 }, { "+7", 7 }, { "007", 7 }, { "-0", 0 },
-        { "-0ms", 0 }, { "0.0", 0 }, { "0e999999999999", 0 },
-        { "1e6", 1000000 }, { "1E6", 1000000 }, { "1e+6", 1000000 },
-        { "1.5e3", 1500 }, { "1000e-3", 1 }, { "1500e-3ms", 1500000 },
-        { "1.0", 1 }, { "5.", 5 },
-        { "50ns", 50 }, { "50us", 50000 }, { "50ms", 50000000 },
-        { "2s", 2000000000 }, { "1.5ms", 1500000 }, { ".5us", 500 },
-        { "0.000001s", 1000 }, { "1e-3s", 1000000 }, { "1E3us", 1000000 },
-        { "0.000000001s", 1 }, { "1500.0ns", 1500 },
-        { "9223372036854775807", UINT64_MAX / 2 },
-        { "9223372036.854775807s", UINT64_MAX / 2 },
-        { "922337203685477580.7e1", UINT64_MAX / 2 },
-    };
-    static const struct {
-        const char *s;
-        int error;
-    } bad[] = {
-        { "", EINVAL }, { "+", EINVAL }, { "-", EINVAL }, { ".", EINVAL },
-        { "ms", EINVAL }, { "s", EINVAL }, { ".ms", EINVAL },
-        { "5 ms", EINVAL }, { " 5ms", EINVAL }, { "5ms ", EINVAL },
-        { "5msx", EINVAL }, { "5m", EINVAL }, { "5sec", EINVAL },
-        { "5MS", EINVAL }, { "5Ms", EINVAL }, { "5h", EINVAL },
-        { "1e", EINVAL }, { "1e+", EINVAL }, { "1ems", EINVAL },
-        { "0x10", EINVAL }, { "1,5ms", EINVAL }, { "1..5", EINVAL },
-        { "++5", EINVAL }, { "inf", EINVAL }, { "nan", EINVAL },
-        { "5nss", EINVAL }, { "1e3.5", EINVAL },
-        { "1.5ns", EDOM }, { "1.5", EDOM }, { "0.1", EDOM },
-        { "1e-1", EDOM }, { "0.0000000001s", EDOM }, { "1e-999999999s", EDOM },
-        { "-1", ERANGE }, { "-1ms", ERANGE }, { "-0.5ns", ERANGE },
-        { "9223372036854775808", ERANGE }, { "9223372036.854775808s", ERANGE },
-        { "18446744073709551616", ERANGE }, { "1e30", ERANGE },
-        { "1e999999999999999999999", ERANGE },
-        { "99999999999999999999999999999999ms", ERANGE },
-    };
-    uint64_t u;
-
-    for (size_t i = 0; i < KD_ARRAY_SIZE(good); i++) {
-        u = 99;
-        if (!CHECK_INT(kd_parse_duration_ns(good[i].s, UINT64_MAX / 2, &u),
-                       0)) {
-            printf("  (for \"%s\")\n", good[i].s);
-        }
-        if (!CHECK_UINT(u, good[i].ns)) {
-            printf("  (for \"%s\")\n", good[i].s);
-        }
-    }
-    for (size_t i = 0; i < KD_ARRAY_SIZE(bad); i++) {
-        u = 99;
-        if (!CHECK_INT(kd_parse_duration_ns(bad[i].s, UINT64_MAX / 2, &u),
-                       bad[i].error)) {
-            printf("  (for \"%s\")\n", bad[i].s);
-        }
-        if (!CHECK_UINT(u, 99)) {
-            printf("  (for \"%s\")\n", bad[i].s);
-        }
-    }
-    CHECK_INT(kd_parse_duration_ns("10ns", 10, &u), 0);
-    CHECK_INT(kd_parse_duration_ns("11ns", 10, &u), ERANGE);
-    CHECK_INT(kd_parse_duration_ns("18446744073709551615", UINT64_MAX, &u),
-              0);
-    CHECK_UINT(u, UINT64_MAX);
-    CHECK_INT(kd_parse_duration_ns("18446744073709551616", UINT64_MAX, &u),
-              ERANGE);
-    CHECK_INT(kd_parse_duration_ns("18446744073.709551616s", UINT64_MAX,
-                                   &u), ERANGE);
-    CHECK(kd_duration_has_unit("5ms") && kd_duration_has_unit("s"));
-    CHECK(!kd_duration_has_unit("5") && !kd_duration_has_unit(""));
-}
-
 /* Every duration option takes units; a plain number keeps its unit. */
 static void
 test_options_durations(void)
 {
-    struct kd_options o;
+    static const struct option_case cases[] = {
+        { { "--long-poll-events", "50ms" }, { IS(long_poll_ns, 50000000) } },
+        { { "--long-poll-events", "1e6" }, { IS(long_poll_ns, 1000000) } },
+        { { "--long-poll-events", "50000000" },
+          { IS(long_poll_ns, 50000000) } },
+        { { "-s", "1.5ms" },
+          { IS(syscall_events, true), IS(syscall_events_ns, 1500000) } },
+        { { "-s1000" }, { IS(syscall_events_ns, 1000) } },
+        { { "--syscall-events=2us" }, { IS(syscall_events_ns, 2000) } },
+        { { "--trigger-delta", "1s" }, { IS(trigger_delta, 1000000000) } },
+        { { "--trigger-delta", "300" }, { IS(trigger_delta, 300) } },
+        /* Seconds: a plain number is seconds, as before. */
+        { { "--sample-time", "500ms" }, { IS_DOUBLE(sample_time, 0.5) } },
+        { { "--sample-time", "2" }, { IS_DOUBLE(sample_time, 2) } },
+        { { "--sample-time", "1ns" }, { IS_DOUBLE(sample_time, 1e-9) } },
+        { { "--sample-interval", "1.5s" },
+          { IS_DOUBLE(sample_interval, 1.5) } },
+        { { "--sample-interval", "0us" }, { IS_DOUBLE(sample_interval, 0) } },
+        { { "--sample-interval", "31536000s" },
+          { IS_DOUBLE(sample_interval, 31536000) } },
+    };
 
-    PARSE_OK(&o, "--long-poll-events", "50ms", NULL);
-    CHECK_UINT(o.long_poll_ns, 50000000);
-    PARSE_OK(&o, "--long-poll-events", "1e6", NULL);
-    CHECK_UINT(o.long_poll_ns, 1000000);
-    PARSE_OK(&o, "--long-poll-events", "50000000", NULL);
-    CHECK_UINT(o.long_poll_ns, 50000000);
-    PARSE_OK(&o, "-s", "1.5ms", NULL);
-    CHECK(o.syscall_events);
-    CHECK_UINT(o.syscall_events_ns, 1500000);
-    PARSE_OK(&o, "-s1000", NULL);
-    CHECK_UINT(o.syscall_events_ns, 1000);
-    PARSE_OK(&o, "--syscall-events=2us", NULL);
-    CHECK_UINT(o.syscall_events_ns, 2000);
-    PARSE_OK(&o, "--trigger-delta", "1s", NULL);
-    CHECK_UINT(o.trigger_delta, 1000000000);
-    PARSE_OK(&o, "--trigger-delta", "300", NULL);
-    CHECK_UINT(o.trigger_delta, 300);
-
-    /* Seconds: a plain number is seconds, as before. */
-    PARSE_OK(&o, "--sample-time", "500ms", NULL);
-    CHECK_DOUBLE(o.sample_time, 0.5);
-    PARSE_OK(&o, "--sample-time", "2", NULL);
-    CHECK_DOUBLE(o.sample_time, 2);
-    PARSE_OK(&o, "--sample-time", "1ns", NULL);
-    CHECK_DOUBLE(o.sample_time, 1e-9);
-    PARSE_OK(&o, "--sample-interval", "1.5s", NULL);
-    CHECK_DOUBLE(o.sample_interval, 1.5);
-    PARSE_OK(&o, "--sample-interval", "0us", NULL);
-    CHECK_DOUBLE(o.sample_interval, 0);
-    PARSE_OK(&o, "--sample-interval", "31536000s", NULL);
-    CHECK_DOUBLE(o.sample_interval, 31536000);
+    CHECK_OPTION_CASES(cases);
 
     CHECK_USAGE_ERROR("argument --long-poll-events: invalid duration "
                       "'5 ms': a number then, with no space, ns, us, ms or "
@@ -1214,7 +1061,6 @@ test_options_durations(void)
                       "9223372036854775807", "-s", "9223372037s", NULL);
     /* "-1ms" is no negative number to argparse: an option. */
     CHECK_USAGE_ERROR("unrecognized arguments: -1ms", "-s", "-1ms", NULL);
-
     CHECK_USAGE_ERROR("argument --sample-time: must be greater than 0 and "
                       "at most 31536000 seconds", "--sample-time", "0ms",
                       NULL);
@@ -1231,26 +1077,6 @@ test_options_durations(void)
                       "'5 ms'", "--sample-time", "5 ms", NULL);
     CHECK_USAGE_ERROR("argument --sample-time: invalid float value: "
                       "'5hours'", "--sample-time", "5hours", NULL);
-}
-
-/* Edit distances, as worked out by hand. */
-static void
-test_edit_distance(void)
-{
-#define DIST(A, B) kd_edit_distance((A), strlen(A), (B), strlen(B))
-    CHECK_UINT(DIST("", ""), 0);
-    CHECK_UINT(DIST("abc", ""), 3);
-    CHECK_UINT(DIST("", "abc"), 3);
-    CHECK_UINT(DIST("json", "json"), 0);
-    CHECK_UINT(DIST("jsn", "json"), 1);
-    CHECK_UINT(DIST("sampel-time", "sample-time"), 1);
-    CHECK_UINT(DIST("hlep", "help"), 1);
-    CHECK_UINT(DIST("kitten", "sitting"), 3);
-    CHECK_UINT(DIST("ca", "abc"), 3);
-    CHECK_UINT(DIST("bogus", "debug"), 4);
-#undef DIST
-    CHECK_UINT(kd_edit_distance("a", 1, "b", KD_EDIT_DISTANCE_MAX + 1),
-               SIZE_MAX);
 }
 
 /* A misspelt long option: argparse's error, then the closest options. */
@@ -1289,10 +1115,10 @@ test_options_suggest(void)
     CHECK_USAGE_ERROR("argument -p/--pid: must be an integer", "--jsn",
                       "-p", "x");
 
-    CHECK(kd_options_suggest("trigger-dleta", 13, &ds));
+    CHECK(kd_usage_suggest(kd_options_table(), "trigger-dleta", 13, &ds));
     CHECK_STR(kd_ds_cstr(&ds), "--trigger-delta");
     kd_ds_destroy(&ds);
-    CHECK(!kd_options_suggest("ab", 2, &ds));
+    CHECK(!kd_usage_suggest(kd_options_table(), "ab", 2, &ds));
     CHECK_STR(kd_ds_cstr(&ds), "");
     kd_ds_destroy(&ds);
 }
@@ -1393,7 +1219,402 @@ test_options_fleet(void)
     unsetenv("KD_NODE_NAME");
 }
 
+/* The lists of options kept beside the table, in other languages: each
+ * is checked against the table (kd_options_table()), both ways, so that
+ * an option added to the table and not to one of them, or left in one
+ * after it left the table, fails here. */
+
+#ifndef KD_SRCDIR
+#define KD_SRCDIR "."
+#endif
+
+/* File 'rel' of the source tree, whole, or NULL after a failed check. */
+static char *
+read_source_file(const char *rel)
+{
+    char *path = kd_xasprintf("%s/%s", KD_SRCDIR, rel);
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    FILE *f = fopen(path, "r");
+    char buf[4096];
+    size_t n;
+
+    if (!f) {
+        check_fail(__FILE__, __LINE__, "%s: %s", path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        kd_ds_put_buffer(&ds, buf, n);
+    }
+    fclose(f);
+    free(path);
+    return kd_ds_steal_cstr(&ds);
+}
+
+/* Option 'def' as --help and the man page's OPTIONS name it: "-D
+ * [DEBUG], --debug [DEBUG]". */
+static char *
+option_tag(const struct kd_option_def *def)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    if (def->short_name) {
+        kd_usage_put_invocation(&ds, def, true);
+        kd_ds_put_cstr(&ds, ", ");
+    }
+    kd_usage_put_invocation(&ds, def, false);
+    return kd_ds_steal_cstr(&ds);
+}
+
+/* Option 'def' as the usage and the man page's SYNOPSIS show it: "[-D
+ * [DEBUG]]", "[--sample-time SECONDS]". */
+static char *
+option_synopsis(const struct kd_option_def *def)
+{
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    kd_ds_put_char(&ds, '[');
+    kd_usage_put_invocation(&ds, def, def->short_name);
+    kd_ds_put_char(&ds, ']');
+    return kd_ds_steal_cstr(&ds);
+}
+
+/* The option of the table whose --help tag (if 'tag') or synopsis is 's',
+ * or NULL. */
+static const struct kd_option_def *
+option_shown_as(const char *s, bool tag)
+{
+    const struct kd_option_table *t = kd_options_table();
+
+    for (size_t i = 0; i < t->n; i++) {
+        char *shown = tag ? option_tag(&t->defs[i])
+                          : option_synopsis(&t->defs[i]);
+        bool same = !strcmp(shown, s);
+
+        free(shown);
+        if (same) {
+            return &t->defs[i];
+        }
+    }
+    return NULL;
+}
+
+/* The option of the table named 'word' ("--pid" or "-p"), or NULL. */
+static const struct kd_option_def *
+option_named(const char *word)
+{
+    const struct kd_option_table *t = kd_options_table();
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+
+        if ((!strncmp(word, "--", 2) && !strcmp(word + 2, def->long_name))
+            || (def->short_name && word[0] == '-' && word[1] == def->short_name
+                && !word[2])) {
+            return def;
+        }
+    }
+    return NULL;
+}
+
+/* Section 'name' of man page 'man' (roff, "\-" already "-"): from the
+ * line after ".SH NAME" to the next ".SH", as a new string. */
+static char *
+man_section(const char *man, const char *name)
+{
+    char *mark = kd_xasprintf("\n.SH %s\n", name);
+    const char *start = strstr(man, mark);
+    const char *end;
+    char *section;
+
+    if (!start) {
+        check_fail(__FILE__, __LINE__, "man page: no section %s", name);
+        free(mark);
+        return kd_xstrdup("");
+    }
+    start += strlen(mark);
+    end = strstr(start, "\n.SH ");
+    section = kd_xasprintf("%.*s\n", (int) (end ? end - start
+                                                : (ptrdiff_t) strlen(start)),
+                           start);
+    free(mark);
+    return section;
+}
+
+/* The man page: each option's tag in OPTIONS (the line after ".TP") is
+ * its --help tag, once; its SYNOPSIS has each option, once, as the usage
+ * shows it; and neither names anything that is not an option. */
+static void
+test_options_man_page(void)
+{
+    const struct kd_option_table *t = kd_options_table();
+    char *raw = read_source_file("man/kernel_delay.8");
+    struct kd_ds man = KD_DS_EMPTY_INITIALIZER;
+    char *options, *synopsis;
+    size_t *tags, *synopses;
+
+    if (!raw) {
+        return;
+    }
+    for (const char *p = raw; *p; p++) {
+        if (p[0] == '\\' && p[1] == '-') {
+            continue;
+        }
+        kd_ds_put_char(&man, *p);
+    }
+    free(raw);
+
+    tags = kd_xcalloc(t->n, sizeof *tags);
+    options = man_section(kd_ds_cstr(&man), "OPTIONS");
+    for (const char *p = strstr(options, ".TP\n"); p;
+         p = strstr(p + 1, ".TP\n")) {
+        const char *tag = p + 4;
+        char *line = kd_xasprintf("%.*s", (int) strcspn(tag, "\n"), tag);
+        const struct kd_option_def *def = option_shown_as(line, true);
+
+        if (def) {
+            tags[def - t->defs]++;
+        } else if (line[0] == '-') {
+            check_fail(__FILE__, __LINE__, "man page OPTIONS: \"%s\" is no "
+                       "option's tag (as --help shows it)", line);
+        }
+        free(line);
+    }
+
+    /* The SYNOPSIS: what is in brackets, outside any other brackets. */
+    synopses = kd_xcalloc(t->n, sizeof *synopses);
+    synopsis = man_section(kd_ds_cstr(&man), "SYNOPSIS");
+    for (const char *p = synopsis; *p; p++) {
+        const char *start = p;
+        int depth = 0;
+
+        if (*p != '[') {
+            continue;
+        }
+        for (; *p; p++) {
+            depth += (*p == '[') - (*p == ']');
+            if (!depth) {
+                break;
+            }
+        }
+        if (*p) {
+            char *group = kd_xasprintf("%.*s", (int) (p - start + 1), start);
+            const struct kd_option_def *def = option_shown_as(group, false);
+
+            if (def) {
+                synopses[def - t->defs]++;
+            } else {
+                check_fail(__FILE__, __LINE__, "man page SYNOPSIS: \"%s\" is "
+                           "no option (as the usage shows it)", group);
+            }
+            free(group);
+        } else {
+            p--;
+        }
+    }
+
+    for (size_t i = 0; i < t->n; i++) {
+        char *tag = option_tag(&t->defs[i]);
+
+        if (tags[i] != 1) {
+            check_fail(__FILE__, __LINE__, "man page OPTIONS: \".TP\" then "
+                       "\"%s\" %zu times, not once", tag, tags[i]);
+        }
+        if (synopses[i] != 1) {
+            check_fail(__FILE__, __LINE__, "man page SYNOPSIS: --%s %zu "
+                       "times, not once", t->defs[i].long_name,
+                       synopses[i]);
+        }
+        free(tag);
+    }
+    free(tags);
+    free(synopses);
+    free(options);
+    free(synopsis);
+    kd_ds_destroy(&man);
+}
+
+/* Whether word 'w' is in the list of words 'list' (separated by white
+ * space, or by '|' as in a shell pattern). */
+static bool
+word_listed(const char *list, const char *w)
+{
+    size_t len = strlen(w);
+
+    for (const char *p = list; *p; ) {
+        size_t n;
+
+        p += strspn(p, " \t\n\\|");
+        n = strcspn(p, " \t\n\\|");
+        if (n == len && !strncmp(p, w, n)) {
+            return true;
+        }
+        p += n;
+    }
+    return false;
+}
+
+/* The bash completion: its list of options ('opts') has each option of
+ * the table, by each of its names, and nothing else; each option that
+ * takes a value has a branch of its own in "case $prev", which completes
+ * file names for a FILE, and one that takes none has no branch. */
+static void
+test_options_completion(void)
+{
+    const struct kd_option_table *t = kd_options_table();
+    char *text = read_source_file("completion/kernel_delay");
+    const char *start, *p;
+    char *opts, *cases;
+    size_t *branches;
+
+    if (!text) {
+        return;
+    }
+    start = strstr(text, "local opts=\"");
+    if (!CHECK(start != NULL)) {
+        free(text);
+        return;
+    }
+    start += strlen("local opts=\"");
+    opts = kd_xasprintf("%.*s", (int) strcspn(start, "\""), start);
+    for (p = opts; *p; ) {
+        size_t n;
+        char *w;
+
+        p += strspn(p, " \t\n");
+        n = strcspn(p, " \t\n");
+        if (!n) {
+            break;
+        }
+        w = kd_xasprintf("%.*s", (int) n, p);
+        if (!option_named(w)) {
+            check_fail(__FILE__, __LINE__, "completion: \"%s\" is no "
+                       "option", w);
+        }
+        free(w);
+        p += n;
+    }
+
+    /* "case $prev in ... esac": each branch's patterns, then its body. */
+    start = strstr(text, "case $prev in\n");
+    if (!CHECK(start != NULL)) {
+        free(opts);
+        free(text);
+        return;
+    }
+    start += strlen("case $prev in\n");
+    cases = kd_xasprintf("%.*s", (int) (strstr(start, "esac") - start),
+                         start);
+    branches = kd_xcalloc(t->n, sizeof *branches);
+    for (p = cases; *p; ) {
+        size_t n = strcspn(p, ")");
+        const char *end = strstr(p + n, ";;");
+        char *patterns = kd_xasprintf("%.*s", (int) n, p);
+        char *body = kd_xasprintf("%.*s", (int) (end ? end - p - n : 0),
+                                  p + n);
+
+        for (size_t i = 0; i < t->n; i++) {
+            const struct kd_option_def *def = &t->defs[i];
+            char *name = kd_xasprintf("--%s", def->long_name);
+            char shrt[3] = { '-', def->short_name, '\0' };
+
+            if (word_listed(patterns, name)) {
+                branches[i]++;
+                if (def->metavar && !strcmp(def->metavar, "FILE")
+                    && !strstr(body, "compgen -f")) {
+                    check_fail(__FILE__, __LINE__, "completion: %s FILE "
+                               "does not complete file names", name);
+                }
+                if (def->short_name && !word_listed(patterns, shrt)) {
+                    check_fail(__FILE__, __LINE__, "completion: %s in a "
+                               "\"case $prev\" branch without %s", name,
+                               shrt);
+                }
+            }
+            free(name);
+        }
+        free(patterns);
+        free(body);
+        if (!end) {
+            break;
+        }
+        p = end + 2;
+    }
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+        char *name = kd_xasprintf("--%s", def->long_name);
+        char shrt[3] = { '-', def->short_name, '\0' };
+        size_t want = def->arg != KD_ARG_NONE;
+
+        if (!word_listed(opts, name)
+            || (def->short_name && !word_listed(opts, shrt))) {
+            check_fail(__FILE__, __LINE__, "completion: %s not in opts",
+                       name);
+        }
+        if (branches[i] != want) {
+            check_fail(__FILE__, __LINE__, "completion: %s in %zu \"case "
+                       "$prev\" branches, not %zu (%s)", name, branches[i],
+                       want, want ? "it takes a value" : "it takes none");
+        }
+        free(name);
+    }
+    free(branches);
+    free(cases);
+    free(opts);
+    free(text);
+}
+
+/* The fuzz dictionary of the option parser has each option by each of
+ * its names, and no option that is not in the table. */
+static void
+test_options_fuzz_dictionary(void)
+{
+    const struct kd_option_table *t = kd_options_table();
+    char *dict = read_source_file("tests/fuzz/dict/options.dict");
+
+    if (!dict) {
+        return;
+    }
+    for (const char *p = dict; *p; p += strcspn(p, "\n"), p += *p != 0) {
+        size_t n = strcspn(p, "\n");
+        char *w;
+
+        /* An entry "-x" or "--name...". */
+        if (n < 4 || p[0] != '"' || p[1] != '-' || p[n - 1] != '"'
+            || !(p[2] == '-' ? p[3] >= 'a' && p[3] <= 'z'
+                             : n == 4 && isalpha((unsigned char) p[2]))) {
+            continue;
+        }
+        w = kd_xasprintf("%.*s", (int) (n - 2), p + 1);
+        if (!option_named(w)) {
+            check_fail(__FILE__, __LINE__, "tests/fuzz/dict/options.dict: "
+                       "\"%s\" is no option", w);
+        }
+        free(w);
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+        char *name = kd_xasprintf("\n\"--%s\"\n", def->long_name);
+        char shrt[8] = { '\n', '"', '-', def->short_name, '"', '\n', '\0' };
+
+        if (!strstr(dict, name)) {
+            check_fail(__FILE__, __LINE__, "tests/fuzz/dict/options.dict "
+                       "lacks \"--%s\"", def->long_name);
+        }
+        if (def->short_name && !strstr(dict, shrt)) {
+            check_fail(__FILE__, __LINE__, "tests/fuzz/dict/options.dict "
+                       "lacks \"-%c\"", def->short_name);
+        }
+        free(name);
+    }
+    free(dict);
+}
+
 static const struct test tests[] = {
+    TEST(test_options_man_page),
+    TEST(test_options_completion),
+    TEST(test_options_fuzz_dictionary),
     TEST(test_options_fleet),
     TEST(test_options_profile_hz),
     TEST(test_options_defaults),
@@ -1417,15 +1638,11 @@ static const struct test tests[] = {
     TEST(test_options_float_underflow),
     TEST(test_options_negative_number_rule),
     TEST(test_options_flag_attached),
-    TEST(test_parse_u64),
-    TEST(test_parse_seconds),
     TEST(test_next_power_of_two),
     TEST(test_options_max_threads),
     TEST(test_options_ours),
     TEST(test_options_long_poll),
-    TEST(test_parse_duration_ns),
     TEST(test_options_durations),
-    TEST(test_edit_distance),
     TEST(test_options_suggest),
 };
 

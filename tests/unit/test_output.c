@@ -17,6 +17,7 @@
 #include "output.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "render_text_gap.h"
 #include "snapshot.h"
 #include "util.h"
 #include "check.h"
@@ -394,7 +395,7 @@ test_output_status(void)
         test_output_open(&t, json);
         tty = open_memstream(&tty_buf, &tty_len);
         kd_output_set_status(&t.output, &line, tty);
-        kd_render_text_status(&text, &st);
+        kd_status_format(&text, &st);
         t.output.status(&t.output, &st);
         t.output.status(&t.output, &st);
         fflush(tty);

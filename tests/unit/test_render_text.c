@@ -6,14 +6,17 @@
 /* Unit tests of src/render_text.c: the text report as a pure function of
  * a snapshot, literal snapshots in, literal text out. */
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gap.h"
-#include "output.h"
 #include "render_text.h"
 #include "report.h"
+#include "sample.h"
 #include "snapshot.h"
+#include "summary.h"
 #include "util.h"
 #include "check.h"
 #include "fixtures.h"
@@ -32,7 +35,7 @@ test_render_text_sample(void)
     snap.losses.upcall_module_gone = "openvswitch";
     kd_render_text_sample(&ds, &snap, NULL);
 
-    kd_report_sample(&expected, &snap.sample);
+    kd_render_text_threads(&expected, &snap.sample);
     kd_ds_put_cstr(&expected,
         "\n# WARNING: Kernel module openvswitch was unloaded: upcalls are "
         "not counted since.\n");
@@ -82,7 +85,7 @@ test_render_text_plain(void)
 
     memset(&snap, 0, sizeof snap);
     kd_render_text_sample(&ds, &snap, NULL);
-    kd_report_sample(&expected, &snap.sample);
+    kd_render_text_threads(&expected, &snap.sample);
     CHECK_STR(kd_ds_cstr(&ds), kd_ds_cstr(&expected));
     CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "WARNING");
     CHECK_NOT_CONTAINS(kd_ds_cstr(&ds), "SYSCALL EVENTS");
@@ -104,7 +107,7 @@ test_render_text_empty(void)
     snap.with_events = true;
     snap.events_over_ns = 1000000;
     kd_render_text_sample(&ds, &snap, NULL);
-    kd_report_sample(&expected, &snap.sample);
+    kd_render_text_threads(&expected, &snap.sample);
     kd_ds_put_cstr(&expected, "\n\n# No syscall longer than 1,000,000 ns "
                    "in this sample.\n");
     CHECK_STR(kd_ds_cstr(&ds), kd_ds_cstr(&expected));
@@ -118,7 +121,7 @@ test_render_text_empty(void)
     snap.losses.map_full[KD_MAP_SYSCALLS] = 1;
     snap.losses.switches_missed = 1;
     kd_render_text_sample(&ds, &snap, NULL);
-    kd_report_sample(&expected, &snap.sample);
+    kd_render_text_threads(&expected, &snap.sample);
     kd_ds_put_cstr(&expected,
         "# No thread of process 42 matched --thread or --tid in this "
         "sample.\n"
@@ -207,123 +210,6 @@ test_render_text_exited(void)
     kd_ds_destroy(&ds);
 }
 
-/* An interval still going on: said in its header, its block and the
- * syscall it is in. */
-static void
-test_render_text_gap_progress(void)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    struct kd_gap_event ev;
-    struct kd_gap gap;
-
-    make_gap_event(&ev);
-    ev.head.id = KD_EVENT_LONG_POLL_PROGRESS;
-    ev.head.entry_ts = ev.head.ts - 150000000;
-    ev.head.syscall = 230;
-    kd_gap_decode(&ev, 1000000000000000000LL, 1, &gap);
-    with_tz("UTC");
-    kd_render_text_gap(&ds, &gap);
-    with_tz(NULL);
-    CHECK_CONTAINS(kd_ds_cstr(&ds), "\n# Long poll interval IN PROGRESS: "
-                   "1,000,000,000 ns so far @2001-09-09T01:46:46 ");
-    CHECK_CONTAINS(kd_ds_cstr(&ds), " [LONG POLL INTERVAL, IN PROGRESS]\n"
-                   "                            START ns             "
-                   "NOW ns ");
-    CHECK_CONTAINS(kd_ds_cstr(&ds), "\n                            "
-                   "IN PROGRESS: clock_nanosleep, entered 150,000,000 ns "
-                   "ago\n");
-    kd_ds_destroy(&ds);
-}
-
-/* One long poll interval: its block, every part with its share of the
- * interval, the syscalls with the others last, who ran instead with the
- * rest of the wait, and the dominant part; the thread's name escaped. */
-static void
-test_render_text_gap(void)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    struct kd_gap_event ev;
-    struct kd_gap gap;
-
-    make_gap_event(&ev);
-    ev.comm[3] = '\033';
-    kd_gap_decode(&ev, 1000000000000000000LL, 1, &gap);
-    with_tz("UTC");
-    kd_render_text_gap(&ds, &gap);
-    with_tz(NULL);
-    CHECK_STR(kd_ds_cstr(&ds),
-        "\n# Long poll interval of 1,000,000,000 ns ended "
-        "@2001-09-09T01:46:46 (01:46:46 UTC)\n"
-        "TID        THREAD           <RESOURCE SPECIFIC>\n"
-        "---------- ---------------- ------------------------------------"
-        "----------------------------------------\n"
-        "        42 rev\\x1blidator12345 [LONG POLL INTERVAL]\n"
-        "                            START ns             END ns        "
-        "                 GAP ns\n"
-        "                            5000000000           6000000000    "
-        "          1,000,000,000\n"
-        "\n"
-        "                            [WHERE THE TIME WENT]\n"
-        "                            PART                              "
-        "TOTAL ns    SHARE\n"
-        "                            on CPU                          "
-        "97,000,000    9.7%\n"
-        "                            waiting in the run queue       "
-        "300,000,000   30.0%\n"
-        "                            stopped                        "
-        "400,000,000   40.0%\n"
-        "                            in hard IRQs                     "
-        "1,000,000    0.1%\n"
-        "                            in soft IRQs                     "
-        "2,000,000    0.2%\n"
-        "                            blocked in syscalls            "
-        "150,000,000   15.0%\n"
-        "                            blocked outside syscalls        "
-        "49,000,000    4.9%\n"
-        "                            unaccounted                      "
-        "1,000,000    0.1%\n"
-        "                            RUN-QUEUE WAITS 5, PREEMPTIONS 4, "
-        "SLEEPS 2\n"
-        "                            ON CPU: USER 57,000,000 ns, SYSTEM "
-        "40,000,000 ns\n"
-        "\n"
-        "                            [SYSCALLS]\n"
-        "                            NAME                 NUMBER       "
-        "COUNT          TOTAL ns        BLOCKED ns\n"
-        "                            clock_nanosleep         230           "
-        "1       150,100,000       149,990,000\n"
-        "                            sched_setaffinity       203           "
-        "1         3,000,000            10,000\n"
-        "                            (others)                              "
-        "3             5,000                 0\n"
-        "\n"
-        "                            [RAN INSTEAD]\n"
-        "                            TID        PID        NAME            "
-        "          TOTAL ns    SHARE\n"
-        "                                    43         40 pmd4            "
-        "       290,000,000   96.7%\n"
-        "                                     0          0 swapper/1       "
-        "         6,000,000    2.0%\n"
-        "                            (others, or not known)               "
-        "          4,000,000    1.3%\n"
-        "# Dominant: stopped, 400,000,000 ns (40.0%).\n");
-    kd_ds_destroy(&ds);
-
-    /* Negative unaccounted time; the run queue dominates, with the task
-     * that ran instead named. */
-    ev.acct.v[KD_ACCT_STOP] = 0;
-    ev.acct.v[KD_ACCT_READY] = 900000000;
-    kd_gap_decode(&ev, 0, 1, &gap);
-    kd_render_text_gap(&ds, &gap);
-    CHECK(strstr(kd_ds_cstr(&ds), "                            unaccounted"
-                 "                   -199,000,000  -19.9%\n"
-                 "                            RUN-QUEUE WAITS") != NULL);
-    CHECK(strstr(kd_ds_cstr(&ds), "# Dominant: waiting in the run queue, "
-                 "900,000,000 ns (90.0%), mostly behind pmd4 (TID 43 of "
-                 "PID 40).\n") != NULL);
-    kd_ds_destroy(&ds);
-}
-
 /* The end of a --long-poll-events run, with its warnings. */
 static void
 test_render_text_watch_end(void)
@@ -378,36 +264,11 @@ test_render_text_watch_end(void)
     kd_ds_destroy(&ds);
 }
 
-/* The status line, waiting and watching, and the note at a wait's end;
- * the trigger rendered safe. */
+/* The note at a wait's end, the trigger rendered safe. */
 static void
-test_render_text_status(void)
+test_render_text_wait_end(void)
 {
     struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    struct kd_status st = {
-        .trigger = "up:libc.so.6:fork\033]0;x", .elapsed_ns = 3999999999ull,
-        .tgid = 42, .n_threads = 12,
-    };
-
-    kd_render_text_status(&ds, &st);
-    CHECK_STR(kd_ds_cstr(&ds), "Waiting 3 s, 12 threads, Ctrl-C to stop; "
-              "start trigger: up:libc.so.6:fork\\x1b]0;x");
-    kd_ds_destroy(&ds);
-
-    st = (struct kd_status) { .tgid = 42, .n_threads = 1,
-                              .elapsed_ns = 65000000000ull };
-    kd_render_text_status(&ds, &st);
-    CHECK_STR(kd_ds_cstr(&ds), "Watching 1 thread, 1m05s, Ctrl-C to stop; "
-              "no long poll yet");
-    kd_ds_destroy(&ds);
-
-    st.n_intervals = 3;
-    st.longest_ns = 61234567;
-    st.elapsed_ns = 7384000000000ull;
-    kd_render_text_status(&ds, &st);
-    CHECK_STR(kd_ds_cstr(&ds), "Watching 1 thread, 2h03m, Ctrl-C to stop; "
-              "3 long polls, longest 61.2 ms");
-    kd_ds_destroy(&ds);
 
     kd_render_text_wait_end(&ds, "u:kd_workload:job_start", 3100000000ull);
     CHECK_STR(kd_ds_cstr(&ds), "kernel_delay: no start trigger fired in "
@@ -432,90 +293,6 @@ test_render_text_target(void)
         "\n# Attached to process 40 @2001-09-09T01:46:46 (01:46:46 UTC)\n"
         "\n# Lost process 40; waiting for ovs-vswitchd "
         "@2001-09-09T01:46:46 (01:46:46 UTC)\n");
-    kd_ds_destroy(&ds);
-}
-
-/* --profile-hz: the interval's stacks on CPU, under its other blocks,
- * frames escaped. */
-static void
-test_render_text_gap_stacks(void)
-{
-    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
-    struct kd_gap_event ev;
-    struct kd_gap gap;
-    const char *text;
-
-    make_profiled_gap(&ev, &gap);
-    free(gap.stacks[0].frames[0]);
-    gap.stacks[0].frames[0] = kd_xstrdup("sp\033n+0x1 [ovs-vswitchd]");
-    kd_gap_merge_stacks(&gap);
-    kd_render_text_gap(&ds, &gap);
-    text = strstr(kd_ds_cstr(&ds), "\n" KD_REPORT_INDENT "[ON CPU STACKS]");
-    CHECK_STR(text,
-        "\n"
-        "                            [ON CPU STACKS] 100 samples at 99 Hz\n"
-        "                            STACK                  SAMPLES    SHARE"
-        "    EST. ON CPU ns\n"
-        "                            #1                          50    50.0%"
-        "        48,500,000\n"
-        "                              sp\\x1bn+0x1 [ovs-vswitchd]\n"
-        "                              main+0x2 [ovs-vswitchd]\n"
-        "                            #2 (2 merged)               48    48.0%"
-        "        46,560,000\n"
-        "                              clear_user+0x10 [kernel]\n"
-        "                              read+0x5 [libc.so.6]\n"
-        "                              main+0x2 [ovs-vswitchd]\n"
-        "                            (no room in the map)         2     2.0%"
-        "         1,940,000\n"
-        "# Dominant: stopped, 400,000,000 ns (40.0%).\n");
-    kd_ds_destroy(&ds);
-    kd_gap_destroy(&gap);
-
-    /* Without --profile-hz, no block. */
-    make_gap_event(&ev);
-    kd_gap_decode(&ev, 0, 1, &gap);
-    kd_render_text_gap(&ds, &gap);
-    CHECK(!strstr(kd_ds_cstr(&ds), "ON CPU STACKS"));
-    CHECK(!strstr(kd_ds_cstr(&ds), "[BLOCKED]"));
-    kd_ds_destroy(&ds);
-
-    /* --off-cpu: where it slept and who woke it, a waker's name safe. */
-    make_blocked_gap(&ev, &gap);
-    kd_gap_merge_blocked(&gap);
-    strcpy(gap.blocked[1].waker_name, "swap;\033r/1");
-    kd_render_text_gap(&ds, &gap);
-    text = strstr(kd_ds_cstr(&ds), "\n" KD_REPORT_INDENT "[BLOCKED]");
-    CHECK_STR(text,
-        "\n"
-        "                            [BLOCKED] 5 sleeps ended in the interval"
-        "\n"
-        "                            STACK                   SLEEPS         AS"
-        "LEEP ns      RUN QUEUE ns\n"
-        "                            #1 (2 merged)                3       400,"
-        "000,000         3,000,000\n"
-        "                              schedule+0x1 [kernel]\n"
-        "                              read+0x5 [libc.so.6]\n"
-        "                              wait_reply+0x10 [ovs-vswitchd]\n"
-        "                              woken by: writer (TID 44 of PID 40)\n"
-        "                                try_to_wake_up+0x1 [kernel]\n"
-        "                                write+0x2 [libc.so.6]\n"
-        "                                send_reply+0x3 [ovs-vswitchd]\n"
-        "                            #2                           1        50,"
-        "000,000                 0\n"
-        "                              futex_wait+0x2 [kernel]\n"
-        "                              lll_lock+0x5 [libc.so.6]\n"
-        "                              woken by: hard IRQ, interrupting swap;"
-        "\\x1br/1 (TID 0 of PID 0)\n"
-        "                                try_to_wake_up+0x1 [kernel]\n"
-        "                                hrtimer_interrupt+0x10 [kernel]\n"
-        "                            #3                           1        10,"
-        "000,000                 0\n"
-        "                              do_nanosleep+0x3 [kernel]\n"
-        "                              nanosleep+0x4 [libc.so.6]\n"
-        "                              woken by: (wake-up not seen)\n"
-        "                            (no room in the map)         1\n"
-        "# Dominant: stopped, 400,000,000 ns (40.0%).\n");
-    kd_gap_destroy(&gap);
     kd_ds_destroy(&ds);
 }
 
@@ -547,19 +324,353 @@ test_render_text_thread_stacks(void)
     kd_gap_destroy(&gaps[0]);
 }
 
+/* Report of a whole sample. */
+
+/* The indentation of everything under a thread's first line. */
+#define IND "                            "
+
+#if defined(__x86_64__)
+
+/* Written from the reference's process_results() format strings. */
+static const char expected_report[] =
+    "TID        THREAD           <RESOURCE SPECIFIC>\n"
+    "---------- ---------------- "
+        "--------------------------------------"
+        "--------------------------------------\n"
+    /* Named from its exit record; no syscalls, yet the header lines. */
+    "      1002 dpdk-worker      [SYSCALL STATISTICS]\n"
+    IND "NAME                 NUMBER       COUNT"
+        "          TOTAL ns            MAX ns\n"
+    "\n"
+    IND "[THREAD RUN STATISTICS]\n"
+    IND "SCHED_CNT           TOTAL ns            MIN ns"
+        "            MAX ns\n"
+    IND "         5       123,456,789             1,000"
+        "        99,999,999\n"
+    "\n"
+    IND "[SOFT IRQ STATISTICS]\n"
+    IND "NAME                 VECT_NR       COUNT"
+        "          TOTAL ns            MAX ns\n"
+    IND "net_rx                     3           7"
+        "             7,000             2,000\n"
+    IND "TOTAL:                                 7"
+        "             7,000\n"
+    "\n"
+    "      1001 handler1         [SYSCALL STATISTICS]\n"
+    IND "NAME                 NUMBER       COUNT"
+        "          TOTAL ns            MAX ns\n"
+    IND "poll                      7           3"
+        "         3,000,000         2,000,000\n"
+    IND "futex                   202           2"
+        "         1,234,567         1,000,000\n"
+    IND "read                      0          10"
+        "             5,000               900\n"
+    IND "[unknown: 999]          999           1"
+        "                20                20\n"
+    IND "sched_get_priority_m    146           1"
+        "                10                10\n"
+    IND "TOTAL( - poll):                      14"
+        "         1,239,597\n"
+    "\n"
+    IND "[LONG POLL STATISTICS]\n"
+    IND "COUNT             AVERAGE ns            MIN ns"
+        "            MAX ns\n"
+    IND "         3               333               100"
+        "               600\n"
+    "\n"
+    IND "[THREAD RUN STATISTICS]\n"
+    IND "SCHED_CNT           TOTAL ns            MIN ns"
+        "            MAX ns\n"
+    IND "         4             8,000             1,000"
+        "             4,000\n"
+    "\n"
+    IND "[THREAD READY STATISTICS]\n"
+    IND "SCHED_CNT           TOTAL ns            MAX ns\n"
+    IND "         6            60,000            30,000\n"
+    "\n"
+    IND "[THREAD STOPPED STATISTICS]\n"
+    IND "STOP_CNT            TOTAL ns            MAX ns\n"
+    IND "         2             3,000             2,000\n"
+    "\n"
+    IND "[HARD IRQ STATISTICS]\n"
+    IND "NAME                       COUNT          TOTAL ns"
+        "            MAX ns\n"
+    IND "nvme0q1                        1             9,000"
+        "             9,000\n"
+    IND "eth0-TxRx-0                    4             8,000"
+        "             3,000\n"
+    IND "averyveryverylongirq           2               500"
+        "               400\n"
+    IND "TOTAL:                         7            17,500\n"
+    "\n"
+    IND "[SOFT IRQ STATISTICS]\n"
+    IND "NAME                 VECT_NR       COUNT"
+        "          TOTAL ns            MAX ns\n"
+    IND "timer                      1           2"
+        "            50,000            40,000\n"
+    IND "net_rx                     3           7"
+        "             7,000             2,000\n"
+    IND "<unknown:12>              12           1"
+        "               100               100\n"
+    IND "TOTAL:                                10"
+        "            57,100\n"
+    "\n"
+    /* "wörker": padded to 16 characters, not bytes; only poll, so no
+     * TOTAL line. */
+    "      1003 w\xc3\xb6" "rker           [SYSCALL STATISTICS]\n"
+    IND "NAME                 NUMBER       COUNT"
+        "          TOTAL ns            MAX ns\n"
+    IND "poll                      7           5"
+        "               500               300\n";
+
+static void
+test_render_text_threads(void)
+{
+    static const struct fake_name names[] = {
+        { 1001, "handler1" },
+        { 1003, "w\xc3\xb6rker" },
+    };
+    struct fake_names aux = { names, KD_ARRAY_SIZE(names), 0, 0 };
+    struct kd_sample s;
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    const struct kd_syscall_entry syscalls[] = {
+        sc(1001, 146, 1, 10, 10),
+        sc(1003, 7, 5, 500, 300),
+        sc(1001, 0, 10, 5000, 900),
+        sc(1001, 202, 2, 1234567, 1000000),
+        sc(1001, 999, 1, 20, 20),
+        sc(1001, 7, 3, 3000000, 2000000),
+    };
+    struct kd_tstats_entry tstats[3];
+    const struct kd_hardirq_entry hardirqs[] = {
+        hi(1001, "eth0-TxRx-0", 4, 8000, 3000),
+        hi(1001, "averyveryverylongirqname_abcdefg", 2, 500, 400),
+        hi(1001, "nvme0q1", 1, 9000, 9000),
+    };
+    const struct kd_softirq_entry softirqs[] = {
+        si(1001, 12, 1, 100, 100),
+        si(1002, 3, 7, 7000, 2000),
+        si(1001, 3, 7, 7000, 2000),
+        si(1001, 1, 2, 50000, 40000),
+    };
+    const struct kd_name_entry exited[] = {
+        nm(1002, "dpdk-worker"),
+        nm(1004, "idle"),
+    };
+
+    memset(tstats, 0, sizeof tstats);
+    tstats[0].tid = 1002;
+    tstats[0].stats.run = stat4(5, 123456789, 99999999, 1000);
+    tstats[1].tid = 1001;
+    tstats[1].stats.poll = stat4(3, 1000, 600, 100);
+    tstats[1].stats.run = stat4(4, 8000, 4000, 1000);
+    tstats[1].stats.ready = stat4(6, 60000, 30000, 5);
+    tstats[1].stats.stop = stat4(2, 3000, 2000, 1000);
+    /* A thread whose statistics are all empty is not reported. */
+    tstats[2].tid = 1004;
+
+    make_sample(&s, 1000, &(struct sample_entries) {
+        SAMPLE_ENTRIES(syscalls, syscalls),
+        SAMPLE_ENTRIES(tstats, tstats),
+        SAMPLE_ENTRIES(hardirqs, hardirqs),
+        SAMPLE_ENTRIES(softirqs, softirqs),
+        SAMPLE_ENTRIES(names, exited),
+    });
+
+    kd_sample_group(&s, fake_thread_name, &aux);
+    CHECK_UINT(s.n_threads, 3);
+    kd_render_text_threads(&ds, &s);
+    CHECK_STR(kd_ds_cstr(&ds), expected_report);
+
+    kd_ds_destroy(&ds);
+    kd_sample_clear(&s);
+    CHECK_UINT(s.pid, 1000);
+    CHECK_UINT(s.n_threads, 0);
+    CHECK(s.threads == NULL);
+}
+#endif /* __x86_64__ */
+
+static void
+test_render_text_no_threads(void)
+{
+    struct kd_sample s;
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    memset(&s, 0, sizeof s);
+    s.pid = 5;
+    kd_sample_group(&s, NULL, NULL);
+    CHECK_UINT(s.n_threads, 0);
+    kd_render_text_threads(&ds, &s);
+    CHECK_STR(kd_ds_cstr(&ds),
+              "TID        THREAD           <RESOURCE SPECIFIC>\n"
+              "---------- ---------------- "
+              "--------------------------------------"
+              "--------------------------------------\n");
+    kd_ds_destroy(&ds);
+    kd_sample_clear(&s);
+}
+
+/* Names chosen by the target are rendered safely, and the columns after
+ * them are padded on the rendered form: the report, the summary, the
+ * syscall events and their frames. */
+static void
+test_render_text_hostile_names(void)
+{
+    /* A window title set with OSC ... BEL, then a clear screen; a
+     * newline, a tab and a backslash. */
+    static const char evil[] = "\x1b]0;x\a\x1b[2Jab";
+    static const char split[] = "a\nb\tc\\";
+    static const struct fake_name names[] = {
+        { 2001, evil },
+        { 2002, split },
+    };
+    struct fake_names aux = { names, KD_ARRAY_SIZE(names), 0, 0 };
+    struct kd_tstats_entry tstats[2];
+    struct kd_summary_row rows[2] = {
+        { .tid = 2002, .name = split, .ready_ns = 250000000,
+          .max_ready_ns = 120000000 },
+        { .tid = 2001, .name = evil, .run_ns = 100000000 },
+    };
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    struct kd_sample s;
+
+    memset(tstats, 0, sizeof tstats);
+    tstats[0].tid = 2001;
+    tstats[0].stats.run = stat4(1, 1000, 1000, 1000);
+    tstats[1].tid = 2002;
+    tstats[1].stats.run = stat4(2, 3000, 2000, 1000);
+    make_sample(&s, 2000, &(struct sample_entries) {
+        SAMPLE_ENTRIES(tstats, tstats),
+    });
+    kd_sample_group(&s, fake_thread_name, &aux);
+    kd_render_text_threads(&ds, &s);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "TID        THREAD           <RESOURCE SPECIFIC>\n"
+        "---------- ---------------- "
+            "--------------------------------------"
+            "--------------------------------------\n"
+        /* 21 columns: longer than the field, as a long name would be. */
+        "      2001 \\x1b]0;x\\x07\\x1b[2Jab [SYSCALL STATISTICS]\n"
+        IND "NAME                 NUMBER       COUNT"
+            "          TOTAL ns            MAX ns\n"
+        "\n"
+        IND "[THREAD RUN STATISTICS]\n"
+        IND "SCHED_CNT           TOTAL ns            MIN ns"
+            "            MAX ns\n"
+        IND "         1             1,000             1,000"
+            "             1,000\n"
+        "\n"
+        /* 9 columns, padded with 7 spaces to 16. */
+        "      2002 a\\nb\\tc\\\\        [SYSCALL STATISTICS]\n"
+        IND "NAME                 NUMBER       COUNT"
+            "          TOTAL ns            MAX ns\n"
+        "\n"
+        IND "[THREAD RUN STATISTICS]\n"
+        IND "SCHED_CNT           TOTAL ns            MIN ns"
+            "            MAX ns\n"
+        IND "         2             3,000             1,000"
+            "             2,000\n");
+    kd_ds_destroy(&ds);
+    kd_sample_clear(&s);
+
+    kd_render_text_summary(&ds, rows, 2, 500000000);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# SUMMARY: share of the 500.0 ms sample window spent\n"
+        "TID        THREAD            ON CPU  RUN QUEUE  STOPPED  HARD IRQ"
+        "  SOFT IRQ  SYSCALLS   LONGEST WAIT ns\n"
+        "      2002 a\\nb\\tc\\\\           0.0%      50.0%     0.0%      0.0%"
+        "      0.0%      0.0%       120,000,000\n"
+        "      2001 \\x1b]0;x\\x07\\x1b[2Jab   20.0%       0.0%     0.0%"
+        "      0.0%      0.0%      0.0%                 0\n"
+        "# Longest in the run queue: a\\nb\\tc\\\\ (TID 2002), 250,000,000 ns "
+        "in all (50.0% of the window), 120,000,000 ns at most.\n");
+    kd_ds_destroy(&ds);
+
+    kd_report_event(&ds, 1000, 2000, 2002, split, 100000);
+    kd_report_frame(&ds, "evil\x1b[8m+0x10 [lib\n.so\xc2\x9b]");
+    CHECK_STR(kd_ds_cstr(&ds),
+        "                 1000                2000       2002 a\\nb\\tc\\\\"
+        "                 1  [unknown: 100000]\n"
+        "          evil\\x1b[8m+0x10 [lib\\n.so\\xc2\\x9b]\n");
+    kd_ds_destroy(&ds);
+}
+
+static void
+test_render_text_summary(void)
+{
+    struct kd_sample s;
+    struct kd_summary_row rows[2];
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    make_summary_sample(&s);
+    kd_summary_compute(&s, rows);
+    kd_render_text_summary(&ds, rows, 2, 500000000);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "\n# SUMMARY: share of the 500.0 ms sample window spent\n"
+        "TID        THREAD            ON CPU  RUN QUEUE  STOPPED  HARD IRQ"
+        "  SOFT IRQ  SYSCALLS   LONGEST WAIT ns\n"
+        "         2 urcu2               0.0%      50.0%     0.0%      0.0%"
+        "      0.0%      0.0%       120,000,000\n"
+        "         1 handler1           20.0%       0.0%     0.0%      0.0%"
+        "      0.0%     10.0%                 0\n"
+        "# Longest in the run queue: urcu2 (TID 2), 250,000,000 ns in all "
+        "(50.0% of the window), 120,000,000 ns at most, mostly behind "
+        "pmd\\x1b4 (TID 3 of PID 1).\n"
+        "# Ran instead, while each thread waited in the run queue (the "
+        "longest three):\n"
+        "TID        THREAD           TASK[TID/PID] SHARE OF THE WAIT\n"
+        "         2 urcu2            pmd\\x1b4[3/1] 80.0%, (not known) "
+        "20.0%\n");
+    kd_ds_destroy(&ds);
+
+}
+
+static void
+test_render_text_histograms(void)
+{
+    uint64_t counts[KD_HIST_SLOTS] = { 0 };
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+
+    counts[2] = 20;         /* 2..3 */
+    counts[3] = 50;         /* 4..7 */
+    counts[5] = 40;         /* 16..31 */
+    kd_render_text_hist(&ds, counts, 20);
+    CHECK_STR(kd_ds_cstr(&ds),
+        "                                 ns                  : count     "
+        "distribution\n"
+        "                                     0 -> 1          : 0        "
+        "|                                        |\n"
+        "                                     2 -> 3          : 20       "
+        "|****************                        |\n"
+        "                                     4 -> 7          : 50       "
+        "|****************************************|\n"
+        "                                     8 -> 15         : 0        "
+        "|                                        |\n"
+        "                                    16 -> 31         : 40       "
+        "|********************************        |\n"
+        "                            p50 <= 7 ns, p90 <= 20 ns, p99 <= 20 "
+        "ns, max 20 ns\n");
+    kd_ds_destroy(&ds);
+}
+
 static const struct test tests[] = {
+#if defined(__x86_64__)
+    TEST(test_render_text_threads),
+#endif
+    TEST(test_render_text_no_threads),
+    TEST(test_render_text_hostile_names),
+    TEST(test_render_text_summary),
+    TEST(test_render_text_histograms),
     TEST(test_render_text_target),
     TEST(test_render_text_sample),
     TEST(test_render_text_plain),
     TEST(test_render_text_thread_stacks),
     TEST(test_render_text_empty),
     TEST(test_render_text_wall_clock),
-    TEST(test_render_text_status),
+    TEST(test_render_text_wait_end),
     TEST(test_render_text_final),
     TEST(test_render_text_exited),
-    TEST(test_render_text_gap),
-    TEST(test_render_text_gap_progress),
-    TEST(test_render_text_gap_stacks),
     TEST(test_render_text_watch_end),
 };
 

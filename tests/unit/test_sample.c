@@ -61,18 +61,13 @@ test_sample_group(void)
     tstats[3].tid = 5;
     tstats[3].stats.ready = stat4(1, 2, 2, 2);
 
-    memset(&s, 0, sizeof s);
-    s.pid = 77;
-    s.syscalls = xmemdup(syscalls, sizeof syscalls);
-    s.n_syscalls = KD_ARRAY_SIZE(syscalls);
-    s.tstats = xmemdup(tstats, sizeof tstats);
-    s.n_tstats = KD_ARRAY_SIZE(tstats);
-    s.hardirqs = xmemdup(hardirqs, sizeof hardirqs);
-    s.n_hardirqs = KD_ARRAY_SIZE(hardirqs);
-    s.softirqs = xmemdup(softirqs, sizeof softirqs);
-    s.n_softirqs = KD_ARRAY_SIZE(softirqs);
-    s.names = xmemdup(exited, sizeof exited);
-    s.n_names = KD_ARRAY_SIZE(exited);
+    make_sample(&s, 77, &(struct sample_entries) {
+        SAMPLE_ENTRIES(syscalls, syscalls),
+        SAMPLE_ENTRIES(tstats, tstats),
+        SAMPLE_ENTRIES(hardirqs, hardirqs),
+        SAMPLE_ENTRIES(softirqs, softirqs),
+        SAMPLE_ENTRIES(names, exited),
+    });
 
     kd_sample_group(&s, fake_thread_name, &aux);
     CHECK_UINT(aux.last_pid, 77);
@@ -170,12 +165,10 @@ test_sample_group_no_name_fn(void)
         nm(40, ""),         /* Empty: as good as none. */
     };
 
-    memset(&s, 0, sizeof s);
-    s.pid = 8;
-    s.syscalls = xmemdup(syscalls, sizeof syscalls);
-    s.n_syscalls = KD_ARRAY_SIZE(syscalls);
-    s.names = xmemdup(exited, sizeof exited);
-    s.n_names = KD_ARRAY_SIZE(exited);
+    make_sample(&s, 8, &(struct sample_entries) {
+        SAMPLE_ENTRIES(syscalls, syscalls),
+        SAMPLE_ENTRIES(names, exited),
+    });
 
     kd_sample_group(&s, NULL, NULL);
     if (CHECK_UINT(s.n_threads, 4)) {
@@ -249,11 +242,33 @@ test_sample_filter(void)
     kd_sample_clear(&s);
 }
 
+/* The upcalls of each CPU and in all: of one key, of every other key,
+ * and of all keys. */
+static void
+test_sample_upcall_sums(void)
+{
+    uint64_t ok[3] = { 5, 0, 3 }, enobufs[3] = { 1, 2, 0 };
+    uint64_t eagain[3] = { 0, 0, 4 };
+    const struct kd_upcall_entry entries[] = {
+        { 0, ok }, { 105, enobufs }, { 11, eagain },
+    };
+    uint64_t per_cpu[3];
+
+    CHECK_UINT(kd_sample_upcall_sums(entries, 3, 3, 0, false, per_cpu), 8);
+    CHECK(per_cpu[0] == 5 && per_cpu[1] == 0 && per_cpu[2] == 3);
+    CHECK_UINT(kd_sample_upcall_sums(entries, 3, 3, 0, true, per_cpu), 7);
+    CHECK(per_cpu[0] == 1 && per_cpu[1] == 2 && per_cpu[2] == 4);
+    CHECK_UINT(kd_sample_upcall_sums(entries, 3, 3, UINT64_MAX, true,
+                                     per_cpu), 15);
+    CHECK(per_cpu[0] == 6 && per_cpu[1] == 2 && per_cpu[2] == 7);
+}
+
 static const struct test tests[] = {
     TEST(test_sample_group),
     TEST(test_sample_group_no_name_fn),
     TEST(test_thread_filter),
     TEST(test_sample_filter),
+    TEST(test_sample_upcall_sums),
 };
 
 CHECK_SUITE(sample, tests)

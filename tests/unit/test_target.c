@@ -187,10 +187,9 @@ test_target_thread_name(void)
             sc(100, 0, 1, 1, 1),
         };
 
-        memset(&s, 0, sizeof s);
-        s.pid = 100;
-        s.syscalls = xmemdup(syscalls, sizeof syscalls);
-        s.n_syscalls = KD_ARRAY_SIZE(syscalls);
+        make_sample(&s, 100, &(struct sample_entries) {
+            SAMPLE_ENTRIES(syscalls, syscalls),
+        });
         kd_sample_group(&s, kd_target_thread_name, root);
         if (CHECK_UINT(s.n_threads, 3)) {
             CHECK_STR(s.threads[0].name, "<unknown:100/103>");

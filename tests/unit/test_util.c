@@ -254,7 +254,28 @@ test_util_cpu_list(void)
     CHECK_INT(kd_parse_cpu_list("2000000", NULL, 0), -1);
 }
 
+/* Edit distances, as worked out by hand. */
+static void
+test_edit_distance(void)
+{
+#define DIST(A, B) kd_edit_distance((A), strlen(A), (B), strlen(B))
+    CHECK_UINT(DIST("", ""), 0);
+    CHECK_UINT(DIST("abc", ""), 3);
+    CHECK_UINT(DIST("", "abc"), 3);
+    CHECK_UINT(DIST("json", "json"), 0);
+    CHECK_UINT(DIST("jsn", "json"), 1);
+    CHECK_UINT(DIST("sampel-time", "sample-time"), 1);
+    CHECK_UINT(DIST("hlep", "help"), 1);
+    CHECK_UINT(DIST("kitten", "sitting"), 3);
+    CHECK_UINT(DIST("ca", "abc"), 3);
+    CHECK_UINT(DIST("bogus", "debug"), 4);
+#undef DIST
+    CHECK_UINT(kd_edit_distance("a", 1, "b", KD_EDIT_DISTANCE_MAX + 1),
+               SIZE_MAX);
+}
+
 static const struct test tests[] = {
+    TEST(test_edit_distance),
     TEST(test_util_cpu_list),
     TEST(test_fixed_cstr),
     TEST(test_read_file_line),
