@@ -155,6 +155,10 @@ tests/workload: tests/workload.c
 tests/workload-nofp: tests/workload.c
 	$(CC) -O2 -g $(WARNFLAGS) -fomit-frame-pointer -pthread -o $@ $<
 
+# The library it loads later (its "dlspin" job), likewise.
+tests/libkdunwind.so: tests/libkdunwind.c
+	$(CC) -O2 -g $(WARNFLAGS) -fomit-frame-pointer -shared -fPIC -o $@ $<
+
 tests/cycler: tests/cycler.c
 	$(CC) -O2 -g $(WARNFLAGS) -pthread -o $@ $<
 
@@ -162,7 +166,8 @@ tests/cycler: tests/cycler.c
 tests/inject_eio.so: tests/inject_eio.c
 	$(CC) -O2 -g $(WARNFLAGS) -shared -fPIC -o $@ $< -ldl
 
-workload: tests/workload tests/workload-nofp tests/cycler tests/inject_eio.so
+workload: tests/workload tests/workload-nofp tests/libkdunwind.so \
+	tests/cycler tests/inject_eio.so
 
 deps:
 	tools/install-deps.sh build test

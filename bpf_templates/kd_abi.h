@@ -454,18 +454,19 @@ struct kd_uw_map {
     KD_U32 pad;
 };
 
-/* How a walk ended (kd_ustack.end): whole, or cut short, and why. */
+/* How a walk ended (kd_ustack.end): whole, or cut short, and why, as a
+ * JSON key and as a text. */
 #define KD_UW_ENDS(KD_UW_END)                                           \
-    KD_UW_END(WHOLE, "whole")                                           \
-    KD_UW_END(DEPTH, "deeper than 127 frames")                          \
-    KD_UW_END(READ, "stack not readable")                               \
-    KD_UW_END(NO_MAP, "address in no known mapping")                    \
-    KD_UW_END(BAD_FRAME, "frame outside the stack")                     \
-    KD_UW_END(NO_CFI, "no CFI and no frame pointer")                    \
-    KD_UW_END(NO_REGS, "no user registers")
+    KD_UW_END(WHOLE, "whole", "whole")                                  \
+    KD_UW_END(DEPTH, "depth", "deeper than 127 frames")                 \
+    KD_UW_END(READ, "unreadable", "stack not readable")                 \
+    KD_UW_END(NO_MAP, "no_mapping", "address in no known mapping")      \
+    KD_UW_END(BAD_FRAME, "bad_frame", "frame outside the stack")        \
+    KD_UW_END(NO_CFI, "no_cfi", "no CFI and no frame pointer")          \
+    KD_UW_END(NO_REGS, "no_registers", "no user registers")
 
 enum kd_uw_end {
-#define KD_UW_END_ID(ID, TEXT) KD_UW_END_##ID,
+#define KD_UW_END_ID(ID, KEY, TEXT) KD_UW_END_##ID,
     KD_UW_ENDS(KD_UW_END_ID)
 #undef KD_UW_END_ID
     KD_UW_N_ENDS

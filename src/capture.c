@@ -734,6 +734,23 @@ kd_capture_take_counters(struct kd_capture *c, struct kd_losses *l)
     memcpy(c->counters_seen, now, sizeof now);
 }
 
+/* How the walks of user stacks ended since the last call, into 'l'. */
+static void
+kd_capture_take_uw_ends(struct kd_capture *c, struct kd_losses *l)
+{
+    uint64_t now[KD_UW_N_ENDS];
+
+    if (!c->unwind
+        || kd_map_percpu_sums(kd_program_map_fd(&c->prog, "uw_ends"), now,
+                              KD_UW_N_ENDS, false)) {
+        return;
+    }
+    for (size_t i = 0; i < KD_UW_N_ENDS; i++) {
+        l->user_stacks[i] = now[i] - c->uw_ends_seen[i];
+    }
+    memcpy(c->uw_ends_seen, now, sizeof now);
+}
+
 int
 kd_capture_take_losses(struct kd_capture *c, struct kd_losses *l,
                        char **error)
@@ -752,6 +769,7 @@ kd_capture_take_losses(struct kd_capture *c, struct kd_losses *l,
     }
     kd_capture_take_misses(c, l);
     kd_capture_take_counters(c, l);
+    kd_capture_take_uw_ends(c, l);
     l->upcall_module_gone = c->upcall_module_gone ? c->upcall_module : NULL;
     kd_losses_add(&c->total, l);
     return 0;
@@ -828,6 +846,24 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
     }
 
     return kd_capture_take_losses(c, losses, error);
+}
+
+int
+kd_capture_refresh(struct kd_capture *c, char **error)
+{
+    uint64_t now[KD_N_COUNTERS];
+    bool force = false;
+
+    *error = NULL;
+    if (!c->unwind) {
+        return 0;
+    }
+    if (!kd_map_percpu_sums(c->counters_fd, now, KD_N_COUNTERS, false)
+        && now[KD_COUNTER_UNWIND_NO_MAP] != c->unwind_no_map) {
+        c->unwind_no_map = now[KD_COUNTER_UNWIND_NO_MAP];
+        force = true;
+    }
+    return kd_unwind_refresh(c->unwind, force, error);
 }
 
 void

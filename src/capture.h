@@ -80,6 +80,12 @@ int kd_capture_open_gaps(struct kd_capture *, uint64_t now, uint64_t min_ns,
                          struct kd_gap_event **events, size_t *n,
                          char **error);
 
+/* Keeps the unwind tables up to date with the target's mappings: reads
+ * them again when the unwinder met an address in none of them (a library
+ * loaded since), or once a second.  Called every time the loops wake up.
+ * Returns 0 or a positive errno with a message in '*error'. */
+int kd_capture_refresh(struct kd_capture *, char **error);
+
 /* Detaches and frees everything (nothing for NULL). */
 void kd_capture_close(struct kd_capture *);
 

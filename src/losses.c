@@ -46,6 +46,9 @@ kd_losses_add(struct kd_losses *total, const struct kd_losses *more)
     total->events_dropped += more->events_dropped;
     total->triggers_missed += more->triggers_missed;
     total->lost_stacks += more->lost_stacks;
+    for (size_t i = 0; i < KD_UW_N_ENDS; i++) {
+        total->user_stacks[i] += more->user_stacks[i];
+    }
     if (more->upcall_module_gone) {
         total->upcall_module_gone = more->upcall_module_gone;
     }
@@ -67,4 +70,39 @@ kd_losses_destroy(struct kd_losses *l)
 {
     free(l->misses);
     memset(l, 0, sizeof *l);
+}
+
+uint64_t
+kd_losses_stacks_cut(const struct kd_losses *l)
+{
+    uint64_t n = 0;
+
+    for (size_t i = 0; i < KD_UW_N_ENDS; i++) {
+        n += i == KD_UW_END_WHOLE ? 0 : l->user_stacks[i];
+    }
+    return n;
+}
+
+const char *
+kd_losses_uw_end_key(unsigned int end)
+{
+    static const char *const keys[] = {
+#define KD_UW_END_KEY(ID, KEY, TEXT) KEY,
+        KD_UW_ENDS(KD_UW_END_KEY)
+#undef KD_UW_END_KEY
+    };
+
+    return end < KD_UW_N_ENDS ? keys[end] : "?";
+}
+
+const char *
+kd_losses_uw_end_text(unsigned int end)
+{
+    static const char *const texts[] = {
+#define KD_UW_END_TEXT(ID, KEY, TEXT) TEXT,
+        KD_UW_ENDS(KD_UW_END_TEXT)
+#undef KD_UW_END_TEXT
+    };
+
+    return end < KD_UW_N_ENDS ? texts[end] : "?";
 }

@@ -41,6 +41,10 @@ struct kd_losses {
     uint64_t lost_stacks;       /* Reported events whose stacks could not
                                  * be kept (counted by the snapshot, after
                                  * the thread filter). */
+    uint64_t user_stacks[KD_UW_N_ENDS]; /* User stacks unwound from the
+                                         * CFI, by how their walk ended
+                                         * (enum kd_uw_end): whole, or cut
+                                         * short. */
 
     /* The module of ovs_dp_upcall() once it was unloaded (the capture
      * owns the string): upcalls are not counted since.  Else NULL. */
@@ -62,6 +66,13 @@ kd_losses_map_name(enum kd_full_map map)
 
     return map < KD_N_FULL_MAPS ? names[map] : "?";
 }
+
+/* The user stacks of 'l' cut short (all but the whole ones). */
+uint64_t kd_losses_stacks_cut(const struct kd_losses *l);
+
+/* The JSON key and the text of how a walk ended (enum kd_uw_end). */
+const char *kd_losses_uw_end_key(unsigned int end);
+const char *kd_losses_uw_end_text(unsigned int end);
 
 /* Adds 'count' recursion misses of function 'hook' to 'l'. */
 void kd_losses_add_miss(struct kd_losses *l, const char *hook,

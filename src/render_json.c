@@ -171,6 +171,19 @@ kd_render_json_warnings(struct kd_ds *ds, const struct kd_losses *losses,
                      losses->switches_missed, losses->lost_stacks,
                      total->events_dropped, total->triggers_missed);
     kd_json_bool(ds, losses->upcall_module_gone != NULL);
+    /* User stacks unwound from the CFI, whole or cut short: only where
+     * some were. */
+    if (kd_losses_stacks_cut(losses)
+        || losses->user_stacks[KD_UW_END_WHOLE]) {
+        kd_ds_put_cstr(ds, ",\"user_stacks\":{");
+        first = true;
+        for (unsigned int i = 0; i < KD_UW_N_ENDS; i++) {
+            kd_json_next(ds, &first);
+            kd_json_key(ds, kd_losses_uw_end_key(i));
+            kd_json_u64(ds, losses->user_stacks[i]);
+        }
+        kd_ds_put_char(ds, '}');
+    }
     kd_ds_put_char(ds, '}');
 }
 

@@ -500,10 +500,35 @@ kd_render_text_watch_end(struct kd_ds *ds, unsigned int tgid,
     }
 }
 
+/* The user stacks unwound from the CFI that were cut short, and why. */
+static void
+kd_render_text_stacks_cut(struct kd_ds *ds, const struct kd_losses *total)
+{
+    uint64_t cut = kd_losses_stacks_cut(total);
+    uint64_t all = cut + total->user_stacks[KD_UW_END_WHOLE];
+    const char *sep = "";
+
+    if (!cut) {
+        return;
+    }
+    kd_ds_put_format(ds, "\n# NOTE: %" PRIu64 " of %" PRIu64 " user stacks "
+                     "were cut short (", cut, all);
+    for (unsigned int i = 0; i < KD_UW_N_ENDS; i++) {
+        if (i != KD_UW_END_WHOLE && total->user_stacks[i]) {
+            kd_ds_put_format(ds, "%s%s: %" PRIu64, sep,
+                             kd_losses_uw_end_text(i), total->user_stacks[i]);
+            sep = ", ";
+        }
+    }
+    kd_ds_put_cstr(ds, ");\n#       each ends with a \"[stack cut short: "
+                   "...]\" frame.\n");
+}
+
 void
 kd_render_text_final(struct kd_ds *ds, const struct kd_losses *total,
                      unsigned int sample_count)
 {
+    kd_render_text_stacks_cut(ds, total);
     if (total->events_dropped) {
         kd_ds_put_format(ds, "\n# WARNING: Not all events were captured, "
                          "%" PRIu64 " were dropped!\n#          Increase "

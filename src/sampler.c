@@ -43,6 +43,19 @@ kd_sampler_status(const struct kd_sampler *s, struct kd_status *st,
     s->output->status(s->output, st);
 }
 
+/* The unwind tables kept up to date with the target's mappings; an error
+ * is said, and the run goes on (stacks through new mappings are cut). */
+static void
+kd_sampler_refresh(const struct kd_sampler *s)
+{
+    char *error = NULL;
+
+    if (kd_capture_refresh(s->capture, &error)) {
+        kd_output_error(s->output, "%s\n", error);
+    }
+    free(error);
+}
+
 /* Reads the sample that just ended and reports it (or that it is
  * skipped).  Returns 0 or a positive errno. */
 static int
@@ -119,6 +132,7 @@ kd_sampler_wait(const struct kd_sampler *s, struct kd_window *window,
         }
         err = kd_wait(s->waiter, events,
                       deadline && deadline < wake ? deadline : wake);
+        kd_sampler_refresh(s);
 
         if (err) {
             kd_output_error(s->output, "Failed to read eBPF events: %s\n",
@@ -525,6 +539,7 @@ kd_sampler_watch(struct kd_sampler *s)
             kd_sampler_watch_progress(s, &symbols, &open, false);
         }
         kd_sampler_profile_sweep(s, &swept);
+        kd_sampler_refresh(s);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit, and

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "losses.h"
 #include "stackmaps.h"
 #include "stackmaps.h"
 #include "symbols.h"
@@ -45,17 +46,10 @@ kd_stacks_append(const struct kd_stack_source *source,
 const char *
 kd_stacks_cut_frame(uint32_t end, char *buf, size_t size)
 {
-    static const char *const reasons[] = {
-#define KD_UW_END_TEXT(ID, TEXT) TEXT,
-        KD_UW_ENDS(KD_UW_END_TEXT)
-#undef KD_UW_END_TEXT
-    };
-
     if (end == KD_UW_END_WHOLE) {
         return NULL;
     }
-    snprintf(buf, size, "[stack cut short: %s]",
-             end < KD_UW_N_ENDS ? reasons[end] : "?");
+    snprintf(buf, size, "[stack cut short: %s]", kd_losses_uw_end_text(end));
     return buf;
 }
 

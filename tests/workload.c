@@ -149,6 +149,13 @@
  *                    the callers of libc's functions and of the leaves.
  *                    Replies "done gap_ns=G spin_ns=S read_ns=R
  *                    waker_tid=T".
+ *   dlspin PATH SPIN revalidator2: in one poll interval, loads library
+ *                    PATH (tests/libkdunwind.so) with dlopen(), the first
+ *                    time, and spins 20 ms in its kd_lib_leaf(), called by
+ *                    kd_lib_b(), called by kd_lib_a(); sleeps 500 ms in a
+ *                    poll(); then, in the next interval, spins SPIN ms
+ *                    there.  Replies "done spin_ns=S": the second spin,
+ *                    timed from user space.
  *   stuck MS         revalidator2: one poll interval spent in one
  *                    clock_nanosleep() of MS ms, between two
  *                    poll(NULL, 0, 0) calls.  Replies "done gap_ns=G":
@@ -192,6 +199,7 @@
 #define _GNU_SOURCE
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -270,6 +278,7 @@ enum job_type {
     JOB_HANDOFF_SEND,    /* Write the pipe arg[0] ms after the read. */
     JOB_DEEP_WAIT,       /* "deep": spin arg[0] ms, then read the pipe. */
     JOB_DEEP_SEND,       /* "deep": write it arg[0] ms after the read. */
+    JOB_DLSPIN,          /* "dlspin": spin arg[0] ms in dlspin_path. */
 };
 
 struct job {
@@ -801,6 +810,35 @@ job_deep_send(long ms)
     nanosleep(&ts, NULL);
     n = kd_write_a();
     return n != 1 ? (n < 0 ? errno : EIO) : 0;
+}
+
+/* "dlspin PATH SPIN": the library, and the second spin's length. */
+static char dlspin_path[4096];
+static uint64_t dlspin_ns;
+
+static int
+job_dlspin(long spin_ms)
+{
+    static void *lib;
+    uint64_t (*spin)(uint64_t);
+    uint64_t start;
+
+    wl_poll(0);
+    if (!lib) {
+        lib = dlopen(dlspin_path, RTLD_NOW);
+    }
+    spin = lib ? (uint64_t (*)(uint64_t)) dlsym(lib, "kd_lib_a") : NULL;
+    if (!spin) {
+        wl_poll(0);
+        return ENOENT;
+    }
+    spin(now_ns() + 20 * NSEC_PER_MSEC);
+    wl_poll(500);
+    start = now_ns();
+    spin(start + spin_ms * NSEC_PER_MSEC);
+    dlspin_ns = now_ns() - start;
+    wl_poll(0);
+    return 0;
 }
 
 /* "events N M P": N getppid(), M slow syscalls, P 5 ms poll(). */
@@ -1378,6 +1416,8 @@ run_job(const struct job *job)
         return job_deep_wait(job->arg[0]);
     case JOB_DEEP_SEND:
         return job_deep_send(job->arg[0]);
+    case JOB_DLSPIN:
+        return job_dlspin(job->arg[0]);
     }
     return EINVAL;
 }
@@ -1984,6 +2024,17 @@ execute(char *line, char *reply, size_t size)
                      " read_ns=%" PRIu64 " waker_tid=%d", deep_stats.gap_ns,
                      deep_stats.spin_ns, deep_stats.read_ns,
                      (int) workers[W_HANDLER1].tid);
+        }
+    } else if (!strcmp(cmd, "dlspin")) {
+        if (!arg1 || strlen(arg1) >= sizeof dlspin_path
+            || !parse_long(arg2, 0, MAX_MSEC, &a) || arg3) {
+            snprintf(reply, size, "error usage: dlspin PATH SPIN");
+            return true;
+        }
+        strcpy(dlspin_path, arg1);
+        dispatch(W_REVALIDATOR2, JOB_DLSPIN, a, 0);
+        if (collect(W_REVALIDATOR2, N_WORKERS, reply, size)) {
+            snprintf(reply, size, "done spin_ns=%" PRIu64, dlspin_ns);
         }
     } else if (!strcmp(cmd, "traced")) {
         if (!parse_long(arg1, 0, MAX_COUNT, &a)

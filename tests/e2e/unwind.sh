@@ -187,3 +187,39 @@ scenario_unwind_frame_pointers() {
              "in < 95% of >= 50 samples" "$spin of $n"
     fi
 }
+
+# A library loaded after the tool attached: the unwinder meets addresses
+# in no mapping it knows, and user space reads the mappings again and
+# loads the library's table.  The first spin, right after dlopen(), may
+# be cut short; the second, 500 ms later, must be whole.
+scenario_unwind_dlopen() {
+    local tag=unwind_dlopen rv n lib rec
+
+    # A fresh instance: the library must be new to the process.
+    wl_stop nofp
+    uw_wl nofp "$HERE/workload-nofp" || return
+    rv=${WL_TID[nofp:revalidator2]}
+    lp_start $tag -p "${WL_PID[nofp]}" --long-poll-events 200ms \
+        --tid "$rv" --json --profile-hz 499 || return
+    wl_cmd nofp "dlspin $HERE/libkdunwind.so 400" \
+        || fail "$tag: job dlspin" "done" "$WL_REPLY_LINE"
+    lp_end $tag
+    lp_check_records $tag
+    check_eq "$tag: the library mapped after the tool attached" yes \
+             "$(grep -q 'libkdunwind\.so' "/proc/${WL_PID[nofp]}/maps" \
+                && echo yes)"
+    rec=$(jq -c --argjson t "$rv" \
+              'select(.type == "long_poll" and .tid == $t)' "$KD_OUT" \
+          | tail -n 1)
+    n=$(jq -r '.profile.samples // 0' <<<"$rec")
+    lib=$(jq -r "$UW_JQ"'
+        [.on_cpu_stacks[] | select(.frames | whole
+             and (chain | test("kd_lib_leaf;kd_lib_b;kd_lib_a;(.*;)?start_thread;")))
+         | .samples] | add // 0' <<<"$rec")
+    if is_uint "$n" && ((n >= 50)) && ((lib * 100 >= n * 95)); then
+        pass "$tag: the library's spin, whole, in $lib of $n samples"
+    else
+        fail "$tag: samples of the spin in the library loaded later, whole" \
+             ">= 95% of >= 50" "$lib of $n"
+    fi
+}
