@@ -166,8 +166,11 @@ tests/cycler: tests/cycler.c
 tests/inject_eio.so: tests/inject_eio.c
 	$(CC) -O2 -g $(WARNFLAGS) -shared -fPIC -o $@ $< -ldl
 
-workload: tests/workload tests/workload-nofp tests/libkdunwind.so \
+# What the end-to-end tests run.
+WORKLOADS = tests/workload tests/workload-nofp tests/libkdunwind.so \
 	tests/cycler tests/inject_eio.so
+
+workload: $(WORKLOADS)
 
 deps:
 	tools/install-deps.sh build test
@@ -180,15 +183,14 @@ unit: $(UNIT_TESTS)
 	tests/test-man.sh
 	tests/test-bench-analyze.sh
 
-e2e: kernel_delay tests/workload tests/cycler tests/inject_eio.so
+e2e: kernel_delay $(WORKLOADS)
 	tests/e2e.sh ./kernel_delay
 
 # The README's test command: everything, from a fresh Debian 12 machine.
 check:
 	tools/install-deps.sh build test
 	tools/prepare-host.sh
-	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload tests/cycler \
-		tests/inject_eio.so fuzz-build
+	$(MAKE) all $(UNIT_TESTS) $(KERNEL_TESTS) $(WORKLOADS) fuzz-build
 	tools/run-tests.sh
 
 # The kernel lane: the tests that matter per kernel, in guests booted on
@@ -196,7 +198,7 @@ check:
 check-kernels:
 	tools/install-deps.sh build test lane
 	tools/prepare-host.sh
-	$(MAKE) all $(KERNEL_TESTS) tests/workload tests/cycler
+	$(MAKE) all $(KERNEL_TESTS) $(WORKLOADS)
 	tests/kernels/check
 
 # The arm64 lane: Debian 12's arm64 kernels under qemu-system-aarch64, with

@@ -209,12 +209,20 @@ kd_capture_check_upcalls(struct kd_capture *c)
  * target's mappings cannot be read), frame pointers, as a note says. */
 static void
 kd_capture_unwind_tables(struct kd_capture *c,
-                         const struct kd_options *options)
+                         const struct kd_options *options, bool from_btf)
 {
     struct kd_unwind_stats st;
     char *error = NULL;
 
     if (!c->needs.unwind) {
+        return;
+    }
+    if (!from_btf) {
+        /* The unwinder finds the user registers through the task's BTF
+         * pointer (bpf_get_current_task_btf()). */
+        fprintf(stderr, "kernel_delay: note: user stacks through frame "
+                "pointers: the kernel has no BTF\n");
+        c->needs.unwind = false;
         return;
     }
     if (kd_unwind_create(&c->unwind, c->tgid,
@@ -330,7 +338,7 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
         }
     }
     kd_capture_check_upcalls(c);
-    kd_capture_unwind_tables(c, options);
+    kd_capture_unwind_tables(c, options, layout.from_btf);
     if (c->unwind) {
         kd_unwind_sizes(c->unwind, &unwind);
     }

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "source.h"
 #include "layout.h"
 #include "maps.h"
@@ -50,24 +51,35 @@ struct shape {
     bool summary;               /* --summary (time accounts) */
     bool long_poll;             /* --long-poll-events */
     unsigned int profile_hz;    /* --profile-hz */
+    bool off_cpu;               /* --off-cpu */
+    bool frame_pointers;        /* --frame-pointers */
 };
 
 static const struct shape shapes[] = {
-    { "default", true, false, 4096, false, false, false, false, false, 0 },
+    { "default", true, false, 4096, false, false, false, false, false, 0,
+      false, false },
     { "skip-upcall-stats", false, false, 4096, false, false, false, false,
-      false, 0 },
-    { "everything", true, true, 4096, true, true, true, true, false, 0 },
+      false, 0, false, false },
+    { "everything", true, true, 4096, true, true, true, true, false, 0,
+      false, false },
     { "events without stacks", true, true, 0, false, false, false, false,
-      false, 0 },
+      false, 0, false, false },
     { "start trigger only", true, false, 4096, false, true, false, false,
-      false, 0 },
+      false, 0, false, false },
     { "stop trigger only", true, false, 4096, false, false, true, false,
-      false, 0 },
-    { "summary", true, false, 4096, false, false, false, true, false, 0 },
+      false, 0, false, false },
+    { "summary", true, false, 4096, false, false, false, true, false, 0,
+      false, false },
     { "long poll events", false, false, 4096, false, false, false, false,
-      true, 0 },
+      true, 0, false, false },
     { "long poll events profiled", false, false, 4096, false, false, false,
-      false, true, 99 },
+      false, true, 99, false, false },
+    { "long poll events off cpu", false, false, 4096, false, false, false,
+      false, true, 99, true, false },
+    { "sample profiled off cpu", true, true, 4096, false, false, false,
+      false, false, 99, true, false },
+    { "frame pointers", true, true, 4096, false, false, false, false, false,
+      99, true, true },
 };
 
 /* Shapes by name, for the tests that run them. */
@@ -83,8 +95,12 @@ func_type(const char *name)
     if (!strncmp(name, KD_RAW_TP_PREFIX, strlen(KD_RAW_TP_PREFIX))) {
         return BPF_PROG_TYPE_RAW_TRACEPOINT;
     }
-    if (!strcmp(name, "kd_profile")) {
+    if (!strcmp(name, "kd_profile") || !strcmp(name, "kd_uw_profile")) {
         return BPF_PROG_TYPE_PERF_EVENT;
+    }
+    /* The unwinders of raw tracepoint programs, which tail-call them. */
+    if (!strncmp(name, "kd_uw_", 6)) {
+        return BPF_PROG_TYPE_RAW_TRACEPOINT;
     }
     return BPF_PROG_TYPE_KPROBE;
 }
@@ -96,10 +112,15 @@ capture_source(const struct kd_options *o, unsigned int tgid,
                const struct kd_layout *l, const char *prefix, bool upcalls,
                char **text, char **error)
 {
+    /* Unwind tables of a few rows: the program's shape is the same. */
+    static const struct kd_source_unwind unwind = { 64, 64, 1 };
     struct kd_needs needs = kd_options_needs(o);
 
     needs.upcalls = needs.upcalls && upcalls;
-    return kd_source_build(o, &needs, tgid, l, NULL, prefix, text, error);
+    /* As the capture: no unwinding without BTF. */
+    needs.unwind = needs.unwind && l->from_btf;
+    return kd_source_build(o, &needs, tgid, l, needs.unwind ? &unwind : NULL,
+                           prefix, text, error);
 }
 
 /* Expands the template for 'shape', compiles it into 'prog' and loads
@@ -120,6 +141,8 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
     o.summary = shape->summary;
     o.long_poll = shape->long_poll;
     o.profile_hz = shape->profile_hz;
+    o.off_cpu = shape->off_cpu;
+    o.frame_pointers = shape->frame_pointers;
 
     *prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     if (!CHECK_INT(kd_layout_init(&layout, headers, &error), 0)
@@ -170,6 +193,11 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
           == shape->stop);
     CHECK(!!bpf_function_start(prog->module, "kd_profile")
           == (shape->profile_hz > 0));
+    /* With BTF, stacks unwound from the CFI, unless --frame-pointers. */
+    CHECK(!!bpf_function_start(prog->module, "kd_uw_profile")
+          == (shape->profile_hz > 0 && !shape->frame_pointers && !headers));
+    CHECK(!!bpf_function_start(prog->module, "kd_uw_sleep")
+          == (shape->off_cpu && !shape->frame_pointers && !headers));
     CHECK(bpf_function_start(prog->module, "raw_tracepoint__sys_exit"));
     return true;
 }

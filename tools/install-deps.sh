@@ -5,7 +5,8 @@
 # Usage: install-deps.sh [--print]
 #            [build|demo|test|reference|lane|lane-arm64] ...
 #   --print    only print the packages of the sets, one a line.
-#   build      libbcc, libbpf, libelf, pkg-config, kernel headers.
+#   build      libbcc, libbpf, libelf, libdw (the unwind tables), pkg-config,
+#              kernel headers.
 #   demo       build + systemtap-sdt-dev (the demo workload's USDT
 #              probes): what "make demo" needs, nothing of the tests.
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
@@ -21,7 +22,7 @@
 #              cpio, xz (its user space is tests/kernels/arm64-root's).
 set -eu
 
-pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev pkg-config \
+pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev libdw-dev pkg-config \
 linux-headers-amd64"
 print=no
 if [ "${1:-}" = --print ]; then
