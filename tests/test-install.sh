@@ -109,8 +109,8 @@ check "make demo installs the demo's set of packages" \
       "tools/install-deps.sh demo" \
       "$(make --no-print-directory -n demo 2>/dev/null | head -n 1)"
 check "the demo's packages: build, and the workload's USDT header" \
-      "gcc libbpf-dev libbpfcc-dev libelf-dev linux-headers-amd64 make\
- pkg-config systemtap-sdt-dev" \
+      "gcc libbpf-dev libbpfcc-dev libdw-dev libelf-dev linux-headers-amd64\
+ make pkg-config systemtap-sdt-dev" \
       "$(tools/install-deps.sh --print demo | xargs)"
 check "the tests' packages still hold clang and Open vSwitch" yes \
       "$(tools/install-deps.sh --print test |
