@@ -211,7 +211,6 @@ static void
 kd_capture_unwind_tables(struct kd_capture *c,
                          const struct kd_options *options, bool from_btf)
 {
-    struct kd_unwind_stats st;
     char *error = NULL;
 
     if (!c->needs.unwind) {
@@ -232,14 +231,6 @@ kd_capture_unwind_tables(struct kd_capture *c,
         free(error);
         c->needs.unwind = false;
         return;
-    }
-    if (options->debug) {
-        kd_unwind_stats(c->unwind, &st);
-        fprintf(stderr, "kernel_delay: unwind tables: %zu mappings, %zu "
-                "files (%zu without CFI, %zu left out), %zu rows of %zu, "
-                "%zu pages, built in %.3f s\n", st.mappings, st.files,
-                st.files_no_cfi, st.files_full, st.rows, st.rows_max,
-                st.pages, st.build_ns / 1e9);
     }
 }
 
@@ -296,8 +287,12 @@ kd_capture_load_unwind(struct kd_capture *c,
     }
     if (!err && options->debug) {
         kd_unwind_stats(c->unwind, &st);
-        fprintf(stderr, "kernel_delay: unwind tables loaded: %.1f MiB of "
-                "kernel memory\n", st.kernel_bytes / 1048576.0);
+        fprintf(stderr, "kernel_delay: unwind tables: %zu mappings, %zu "
+                "files (%zu without CFI, %zu left out), %zu rows of %zu, "
+                "%zu pages, built in %.3f s, %.1f MiB of kernel memory\n",
+                st.mappings, st.files, st.files_no_cfi, st.files_full,
+                st.rows, st.rows_max, st.pages, st.build_ns / 1e9,
+                st.kernel_bytes / 1048576.0);
     }
     return err;
 }

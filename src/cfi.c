@@ -243,30 +243,41 @@ kd_cfi_fdes_add(struct kd_cfi_fdes *fdes, uint64_t lo, uint64_t hi,
     fdes->v[fdes->n++] = (struct kd_cfi_fde) { lo, hi, debug };
 }
 
+/* Section 'name' of 'elf', with contents, or NULL. */
+static Elf_Scn *
+kd_cfi_section(Elf *elf, const char *name)
+{
+    Elf_Scn *scn = NULL;
+    size_t shstrndx;
+
+    if (elf_getshdrstrndx(elf, &shstrndx)) {
+        return NULL;
+    }
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr shdr;
+        const char *n;
+
+        if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_PROGBITS
+            && (n = elf_strptr(elf, shstrndx, shdr.sh_name))
+            && !strcmp(n, name)) {
+            return scn;
+        }
+    }
+    return NULL;
+}
+
 /* Adds the functions of CFI section 'name' of 'elf' to 'fdes'. */
 static void
 kd_cfi_list(Elf *elf, const char *name, bool debug,
             struct kd_cfi_fdes *fdes)
 {
     struct kd_cfi_section sec = { .eh_frame = !debug };
-    Elf_Scn *scn = NULL;
-    size_t shstrndx;
+    Elf_Scn *scn = kd_cfi_section(elf, name);
     GElf_Shdr shdr;
     Dwarf_Off off = 0;
 
-    if (elf_getshdrstrndx(elf, &shstrndx)) {
-        return;
-    }
-    while ((scn = elf_nextscn(elf, scn))) {
-        const char *n;
-
-        if (gelf_getshdr(scn, &shdr)
-            && (n = elf_strptr(elf, shstrndx, shdr.sh_name))
-            && !strcmp(n, name) && shdr.sh_type == SHT_PROGBITS) {
-            break;
-        }
-    }
-    if (!scn || !(sec.data = elf_getdata(scn, NULL)) || !sec.data->d_buf) {
+    if (!scn || !gelf_getshdr(scn, &shdr)
+        || !(sec.data = elf_getdata(scn, NULL)) || !sec.data->d_buf) {
         return;
     }
     sec.addr = shdr.sh_addr;
@@ -527,11 +538,14 @@ kd_cfi_rows(struct kd_cfi_table *t, const struct kd_cfi_regs *regs,
     }
 }
 
-/* The .debug_frame CFI of 'debug', or NULL; '*dw' to end. */
+/* The .debug_frame CFI of 'debug', or NULL; '*dw' to end.  Looked for
+ * first: libdw uncompresses every debug section of a file it opens (a
+ * libc debug file's, tens of MB), and most debug files have none. */
 static Dwarf_CFI *
 kd_cfi_debug_frame(Elf *debug, Dwarf **dw)
 {
-    *dw = debug ? dwarf_begin_elf(debug, DWARF_C_READ, NULL) : NULL;
+    *dw = debug && kd_cfi_section(debug, ".debug_frame")
+          ? dwarf_begin_elf(debug, DWARF_C_READ, NULL) : NULL;
     return *dw ? dwarf_getcfi(*dw) : NULL;
 }
 

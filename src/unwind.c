@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,8 @@ struct kd_unwind {
     uint64_t maps_hash;         /* Of the executable lines of the maps. */
     uint64_t checked_ns;
     uint64_t build_ns;
+    pthread_t builder;          /* Builds the first tables... */
+    bool building;              /* ...until joined. */
 };
 
 static uint64_t
@@ -472,6 +475,61 @@ kd_uw_write_maps(struct kd_unwind *u, char **error)
     return err;
 }
 
+/* How many rows and pages the table of mapping 'm''s file may take, read
+ * quickly: its executable addresses, and its CFI's size (a row takes at
+ * least 4 bytes of .eh_frame: 5 or more in the files measured). */
+static void
+kd_uw_estimate(unsigned int pid, const struct kd_uw_mapping *m, size_t *rows,
+               size_t *pages)
+{
+    struct kd_uw_file f;
+    Elf_Scn *scn = NULL;
+    size_t shstrndx;
+    void *image;
+    int fd;
+    Elf *elf = kd_uw_open(pid, m, &fd, &image);
+
+    *rows = *pages = 0;
+    memset(&f, 0, sizeof f);
+    if (elf && kd_uw_segments(elf, &f) && !elf_getshdrstrndx(elf, &shstrndx)) {
+        *pages = ((f.hi - 1) >> KD_UW_PAGE_SHIFT)
+                 - (f.lo >> KD_UW_PAGE_SHIFT) + 1;
+        while ((scn = elf_nextscn(elf, scn))) {
+            GElf_Shdr shdr;
+            const char *name;
+
+            if (gelf_getshdr(scn, &shdr)
+                && (name = elf_strptr(elf, shstrndx, shdr.sh_name))
+                && (!strcmp(name, ".eh_frame")
+                    || !strcmp(name, ".debug_frame"))) {
+                *rows += shdr.sh_size / 4;
+            }
+        }
+        /* A row more per page, at its start. */
+        *rows += *pages;
+    }
+    free(f.loads);
+    if (elf) {
+        elf_end(elf);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    free(image);
+}
+
+/* Builds the tables of the files the mappings hold (the thread that runs
+ * while the program compiles). */
+static void *
+kd_uw_build(void *u_)
+{
+    struct kd_unwind *u = u_;
+
+    kd_uw_files_read(u);
+    kd_uw_files_add(u);
+    return NULL;
+}
+
 int
 kd_unwind_create(struct kd_unwind **up, unsigned int pid, size_t max_bytes,
                  char **error)
@@ -494,15 +552,23 @@ kd_unwind_create(struct kd_unwind **up, unsigned int pid, size_t max_bytes,
         return err;
     }
     u->checked_ns = kd_uw_now();
-    kd_uw_files_read(u);
 
-    /* Room for the tables built, and for more, within the bound. */
-    for (size_t i = 0; i < u->n_files; i++) {
-        const struct kd_uw_file *f = u->files[i];
+    /* Room for the tables of the files mapped now (their size read
+     * quickly: the program is sized before they are built), and for more,
+     * within the bound. */
+    for (size_t i = 0; i < u->n_maps; i++) {
+        const struct kd_uw_mapping *m = &u->maps[i];
+        bool seen = false;
         size_t r, p;
 
-        if (f->state == KD_UW_FILE_TABLE) {
-            kd_uwtable_measure(&f->cfi, f->lo, f->hi, &r, &p);
+        for (size_t j = 0; j < i && !seen; j++) {
+            seen = u->maps[j].vdso ? m->vdso
+                                   : !m->vdso && u->maps[j].path
+                                     && m->path && m->dev == u->maps[j].dev
+                                     && m->ino == u->maps[j].ino;
+        }
+        if (!seen && (m->path || m->vdso)) {
+            kd_uw_estimate(pid, m, &r, &p);
             rows += r;
             pages += p;
         }
@@ -517,9 +583,26 @@ kd_unwind_create(struct kd_unwind **up, unsigned int pid, size_t max_bytes,
     if (!shards) {
         u->table.n_shards = 0;
     }
-    kd_uw_files_add(u);
+
+    /* The tables are built while the program compiles. */
+    err = pthread_create(&u->builder, NULL, kd_uw_build, u);
+    if (err) {
+        kd_uw_build(u);
+    } else {
+        u->building = true;
+    }
     *up = u;
     return 0;
+}
+
+/* Waits for the tables to be built. */
+static void
+kd_uw_built(struct kd_unwind *u)
+{
+    if (u->building) {
+        pthread_join(u->builder, NULL);
+        u->building = false;
+    }
 }
 
 void
@@ -537,6 +620,7 @@ kd_unwind_load(struct kd_unwind *u, int maps_fd, int pages_fd, int rows_fd,
     int err;
 
     *error = NULL;
+    kd_uw_built(u);
     u->maps_fd = maps_fd;
     u->pages_fd = pages_fd;
     u->rows_fd = rows_fd;
@@ -599,8 +683,9 @@ kd_uw_map_bytes(int fd)
 }
 
 void
-kd_unwind_stats(const struct kd_unwind *u, struct kd_unwind_stats *s)
+kd_unwind_stats(struct kd_unwind *u, struct kd_unwind_stats *s)
 {
+    kd_uw_built(u);
     memset(s, 0, sizeof *s);
     s->mappings = u->n_maps;
     for (size_t i = 0; i < u->n_files; i++) {
@@ -631,6 +716,7 @@ kd_unwind_destroy(struct kd_unwind *u)
     if (!u) {
         return;
     }
+    kd_uw_built(u);
     for (size_t i = 0; i < u->n_files; i++) {
         kd_uw_file_free(u->files[i]);
     }

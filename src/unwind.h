@@ -36,10 +36,11 @@ struct kd_unwind_stats {
                                  * it (0 before kd_unwind_load()). */
 };
 
-/* Reads the executable mappings of process 'pid' and builds the tables
- * of their files, in at most 'max_bytes' of kernel memory, into '*u'.
- * Returns 0 or a positive errno with a message in '*error' (and nothing
- * in '*u'). */
+/* Reads the executable mappings of process 'pid' into '*u', sizes the
+ * tables of their files from their CFI's sizes, in at most 'max_bytes' of
+ * kernel memory, and starts building them, in a thread of its own, while
+ * the caller compiles the program.  Returns 0 or a positive errno with a
+ * message in '*error' (and nothing in '*u'). */
 int kd_unwind_create(struct kd_unwind **u, unsigned int pid,
                      size_t max_bytes, char **error);
 
@@ -47,9 +48,9 @@ int kd_unwind_create(struct kd_unwind **u, unsigned int pid,
  * for more (files mapped later), within the bound. */
 void kd_unwind_sizes(const struct kd_unwind *, struct kd_source_unwind *);
 
-/* Writes the tables into the program's maps uw_maps, uw_pages and uw_rows
- * ('maps_fd', 'pages_fd', 'rows_fd').  Returns 0 or a positive errno with
- * a message in '*error'. */
+/* Writes the tables, once built, into the program's maps uw_maps,
+ * uw_pages and uw_rows ('maps_fd', 'pages_fd', 'rows_fd').  Returns 0 or
+ * a positive errno with a message in '*error'. */
 int kd_unwind_load(struct kd_unwind *, int maps_fd, int pages_fd,
                    int rows_fd, char **error);
 
@@ -59,7 +60,8 @@ int kd_unwind_load(struct kd_unwind *, int maps_fd, int pages_fd,
  * errno with a message in '*error'. */
 int kd_unwind_refresh(struct kd_unwind *, bool force, char **error);
 
-void kd_unwind_stats(const struct kd_unwind *, struct kd_unwind_stats *);
+/* What the tables hold (once built) and take. */
+void kd_unwind_stats(struct kd_unwind *, struct kd_unwind_stats *);
 
 /* Frees everything (nothing for NULL); the maps go with the program. */
 void kd_unwind_destroy(struct kd_unwind *);
