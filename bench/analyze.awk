@@ -301,6 +301,35 @@ function table_1(    os, rs, ow, rw, ot, rt) {
         ratio(ow, rw))
     row("  '# Sample dump' to exit, no thread", fmt(3, 1, ot),
         fmt(3, 1, rt), ratio(ot, rt))
+    table_1_ovs(rs)
+}
+
+# Figure 1, against a real ovs-vswitchd: launch to sampling without and
+# with user stacks (--profile-hz: the unwind tables of its 18 files are
+# built at attach), against the start-up budget (1/3 of the reference's on
+# the idle target, 'rs'); the tables' size.
+function table_1_ovs(rs,    o, s, b, m, r, f, kb) {
+    o = medv(1, "ovs", "ours", "start_s")
+    s = medv(1, "ovs", "ours-stacks", "start_s")
+    if (!isnum(o) && !isnum(s)) {
+        return
+    }
+    b = medv(1, "ovs", "ours-stacks", "build_s")
+    m = medv(1, "ovs", "ours-stacks", "tables_mib")
+    r = medv(1, "ovs", "ours-stacks", "rows")
+    f = medv(1, "ovs", "ours-stacks", "files")
+    kb = medv(1, "ovs", "ours-stacks", "rss_kb")
+    row("  ovs-vswitchd: launch to '# Start sampling'", fmt(3, 1, o))
+    row("    with --profile-hz " M["profile_hz"] " (unwind tables)",
+        fmt(3, 1, s), fmt(3, 1, rs), ratio(s, rs), "<= 1/3 of ref",
+        verdict(s <= rs / 3, isnum(s) && isnum(rs),
+            "1. start-up with the unwind tables of ovs-vswitchd: " \
+            fmt(3, 1, s) " s <= 1/3 of the reference's " fmt(3, 1, rs) \
+            " s"))
+    row("    tables: files, rows, built in (s, a thread)",
+        fmt(0, 1, f) ", " commas(r) ", " fmt(3, 1, b))
+    row("    tables' kernel memory (MiB); peak RSS (MiB)",
+        fmt(1, 1, m) "; " fmt(1, 1 / 1024, kb))
 }
 
 # The reference's "dump to exit" at N threads: a median, or what stopped
@@ -711,6 +740,53 @@ function table_8(    t, tool, bpf, all, base, i, name) {
         isnum(all[3]) && isnum(base) ? fmt(2, 1, all[3] - base) : "")
 }
 
+# Figure 9: the share of samples with the whole chain, from the sums over
+# the runs of TOOL.
+function whole_pct(t,    s, w, n, i, a, b) {
+    n = split(vals(9, "stacks", t, "samples"), a, " ")
+    split(vals(9, "stacks", t, "whole"), b, " ")
+    s = w = 0
+    for (i = 1; i <= n; i++) {
+        s += a[i]
+        w += b[i]
+    }
+    return s > 0 ? 100 * w / s : ""
+}
+
+# Figure 9: user stacks unwound from the CFI in the kernel, beside frame
+# pointers and perf record --call-graph dwarf, on a target built without
+# frame pointers.
+function table_9(    o, f, p, oc, pc, ot, ob, pr, ps, kb) {
+    o = whole_pct("ours")
+    f = whole_pct("ours-fp")
+    p = whole_pct("perf")
+    ot = medv(9, "stacks", "ours", "tool_pct")
+    ob = medv(9, "stacks", "ours", "bpf_pct")
+    pr = medv(9, "stacks", "perf", "tool_pct")
+    ps = medv(9, "stacks", "perf", "post_pct")
+    oc = isnum(ot) && isnum(ob) ? ot + ob : ""
+    pc = isnum(pr) && isnum(ps) ? pr + ps : ""
+    kb = medv(9, "stacks", "perf", "bytes_per_s")
+    print ""
+    print "9. User stacks, five calls deep through libc, no frame pointers," \
+        " " M["stacks_hz"] " Hz (" M["ev_runs"] " runs of " \
+        M["stacks_secs"] " s): ours beside perf record --call-graph dwarf"
+    row("", "ours", "perf", "ratio", "target")
+    row("  samples with the whole chain (%)", fmt(1, 1, o), fmt(1, 1, p),
+        "", ">= 95",
+        verdict(o >= 95, isnum(o),
+            "9. " fmt(1, 1, o) "% of the samples unwound whole (>= 95%)"))
+    row("    ours with --frame-pointers (%)", fmt(1, 1, f))
+    row("  CPU per second profiled (% of one CPU)", fmt(2, 1, oc),
+        fmt(2, 1, pc), ratio(oc, pc), "<= 1.00",
+        verdict(oc <= pc, isnum(oc) && isnum(pc),
+            "9. ours takes " fmt(2, 1, oc) "% of one CPU, perf " \
+            fmt(2, 1, pc) "% (record and script)"))
+    row("    ours: tool + eBPF; perf: record + script",
+        fmt(2, 1, ot) " + " fmt(2, 1, ob), fmt(2, 1, pr) " + " fmt(2, 1, ps))
+    row("  perf.data per second profiled (KiB)", "", fmt(0, 1 / 1024, kb))
+}
+
 function table_5(    o, r) {
     o = medv(2, 1000, "ours", "rss_kb")
     r = medv(2, 1000, "reference", "rss_kb")
@@ -766,5 +842,6 @@ END {
     if (want(6)) table_6()
     if (want(7)) table_7()
     if (want(8)) table_8()
+    if (want(9)) table_9()
     footer()
 }

@@ -15,7 +15,7 @@
 #   make bench BENCH_ARGS=--quick fewer repetitions (see bench/run.sh -h)
 
 BENCH_HELPERS = bench/build/runcmd bench/build/threads bench/build/spin \
-	bench/build/abcost bench/build/pipe
+	bench/build/abcost bench/build/pipe bench/build/deep
 BENCH_CFLAGS = -std=gnu11 -D_GNU_SOURCE -O2 -g $(WARNFLAGS)
 BENCH_ARGS ?=
 
@@ -34,13 +34,17 @@ bench/build/spin: bench/spin.c bench/helper.h | bench/build
 bench/build/pipe: bench/pipe.c bench/helper.h | bench/build
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
+# Without frame pointers, as packages are (figure 9).
+bench/build/deep: bench/deep.c bench/helper.h | bench/build
+	$(CC) $(BENCH_CFLAGS) -fomit-frame-pointer -o $@ $<
+
 bench/build/abcost: bench/abcost.c bench/helper.h | bench/build
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
 bench-helpers: $(BENCH_HELPERS)
 
 bench:
-	tools/install-deps.sh reference
+	tools/install-deps.sh bench
 	tools/prepare-host.sh
 	$(MAKE) kernel_delay bench-helpers
 	bench/run.sh $(BENCH_ARGS)

@@ -12,7 +12,7 @@
 #                         reference, 2 syscall event and long poll runs of
 #                         each tool instead of 3 and 80 cost rounds
 #                         instead of 150.
-#   --only LIST           only these figures (1 to 8), e.g. "2,3" (5 comes
+#   --only LIST           only these figures (1 to 9), e.g. "2,3" (5 comes
 #                         with 2);
 #                         bench/results.txt is left alone.
 #   --out DIR             the results directory (default
@@ -64,10 +64,12 @@ PIPE_RUNS=9         # 7.: runs of each tool, interleaved (a run is quick)
 PROFILE_HZ=99       # 6., 7., 8.: the --profile-hz of the "why" variants
 WATCH_SECS=5        # 8.: seconds of each measured watch
 WATCH_THREADS=16    # 8.: the target's threads
+STACKS_HZ=499       # 9.: the profile's rate
+STACKS_SECS=5       # 9.: seconds of each measured profile
 QUICK_MIN=40        # 4.: quick measurements wanted per variant
 TOOL_CPU=0
 SPIN_CPU=1
-ONLY=,1,2,3,4,5,6,7,8,
+ONLY=,1,2,3,4,5,6,7,8,9,
 OUT=
 
 usage() {
@@ -82,7 +84,7 @@ parse_args() {
             EV_RUNS=2; COST_ROUNDS=80; PIPE_RUNS=3
             ;;
         --only)
-            [ $# -ge 2 ] && [[ $2 =~ ^[1-8](,[1-8])*$ ]] ||
+            [ $# -ge 2 ] && [[ $2 =~ ^[1-9](,[1-9])*$ ]] ||
                 { usage >&2; exit 2; }
             ONLY=,$2,; shift
             ;;
@@ -218,15 +220,16 @@ ts_line() {
 # R_TIMEOUT.
 parse_res() {
     local line re='launch=([0-9.]+) exit=([0-9.]+) status=([0-9]+)'
-    re+=' maxrss_kb=([0-9]+) timeout=([01])'
+    re+=' maxrss_kb=([0-9]+) timeout=([01]) cpu_ns=([0-9]+)'
     line=$(cat "$1" 2>/dev/null)
-    R_LAUNCH='' R_EXIT='' R_STATUS='' R_RSS_KB='' R_TIMEOUT=''
+    R_LAUNCH='' R_EXIT='' R_STATUS='' R_RSS_KB='' R_TIMEOUT='' R_CPU_NS=''
     [[ $line =~ $re ]] || return 1
     R_LAUNCH=${BASH_REMATCH[1]}
     R_EXIT=${BASH_REMATCH[2]}
     R_STATUS=${BASH_REMATCH[3]}
     R_RSS_KB=${BASH_REMATCH[4]}
     R_TIMEOUT=${BASH_REMATCH[5]}
+    R_CPU_NS=${BASH_REMATCH[6]}
 }
 
 # start_bg NAME TIMEOUT CMD...: starts CMD under runcmd in the background
@@ -357,7 +360,8 @@ quiet() {
 prepare() {
     local f
     [ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
-    for f in "$KD" "$B/runcmd" "$B/threads" "$B/spin" "$B/abcost"; do
+    for f in "$KD" "$B/runcmd" "$B/threads" "$B/spin" "$B/abcost" \
+             "$B/deep"; do
         [ -x "$f" ] || { echo "bench: $f missing (make bench)" >&2; exit 1; }
     done
     if [ ! -r "$REF" ]; then
@@ -409,6 +413,8 @@ prepare() {
     meta pipe_repeats "$PIPE_REPEATS"
     meta watch_secs "$WATCH_SECS"
     meta watch_threads "$WATCH_THREADS"
+    meta stacks_hz "$STACKS_HZ"
+    meta stacks_secs "$STACKS_SECS"
     meta spin_cpu "$SPIN_CPU"
 }
 
@@ -436,7 +442,65 @@ startup_run() {
     emit 1 idle "$tool" "$i" tail_s "$(calc "$R_EXIT - $dump")"
 }
 
-# Ours and the reference alternately, after one warm-up run of each.
+# A real ovs-vswitchd (Debian's), with no database to talk to: it keeps
+# trying, with its executable and its libraries mapped.  OVS_PID, or
+# nothing when it is not installed or does not start.
+ovs_start() {
+    local dir=$WORK/ovs
+    OVS_PID=
+    command -v ovs-vswitchd > /dev/null || return 1
+    mkdir -p "$dir"
+    OVS_RUNDIR=$dir OVS_LOGDIR=$dir ovs-vswitchd "unix:$dir/db.sock" \
+        --pidfile="$dir/vswitchd.pid" --unixctl="$dir/vswitchd.ctl" \
+        --log-file="$dir/vswitchd.log" --no-chdir --detach \
+        > "$dir/out" 2>&1 || return 1
+    OVS_PID=$(cat "$dir/vswitchd.pid" 2>/dev/null)
+    [ -n "$OVS_PID" ]
+}
+
+# startup_ovs RUN TOOL OPTION...: ours against that ovs-vswitchd: launch
+# to sampling; with stacks (--profile-hz), what its -D line says of the
+# unwind tables.
+startup_ovs() {
+    local run=$1 tool=$2 name start line
+    shift 2
+    name=su-ovs-$tool-$run
+    if ! run "$name" 120 "${OURS[@]}" -p "$OVS_PID" --sample-time 0.1 \
+            --skip-upcall-stats -D 32 "$@" || [ "$R_STATUS" != 0 ] \
+            || ! start=$(ts_line "$WORK/$name.out" "Start sampling"); then
+        fail "start-up: ovs-vswitchd, $tool, run $run: status" \
+             "${R_STATUS:-?}: $(tail -c 200 "$WORK/$name.err")"
+        return 1
+    fi
+    [ "$run" = warm-up ] && return 0
+    emit 1 ovs "$tool" "$run" start_s "$(calc "$start - $R_LAUNCH")"
+    emit 1 ovs "$tool" "$run" rss_kb "$R_RSS_KB"
+    line=$(grep -m1 '^kernel_delay: unwind tables:' "$WORK/$name.err")
+    [ -n "$line" ] || return 0
+    # "... 18 files (0 without CFI, 0 left out), 260511 rows of 589824,
+    # 2174 pages, built in 0.271 s, 6.8 MiB of kernel memory"
+    awk -v tool="$tool" -v run="$run" -v l="$line" 'BEGIN {
+        OFS = "\t"
+        if (match(l, /[0-9]+ files/)) {
+            print 1, "ovs", tool, run, "files", substr(l, RSTART, RLENGTH) + 0
+        }
+        if (match(l, /[0-9]+ rows/)) {
+            print 1, "ovs", tool, run, "rows", substr(l, RSTART, RLENGTH) + 0
+        }
+        if (match(l, /built in [0-9.]+/)) {
+            print 1, "ovs", tool, run, "build_s", substr(l, RSTART + 9,
+                                                         RLENGTH - 9)
+        }
+        if (match(l, /[0-9.]+ MiB/)) {
+            print 1, "ovs", tool, run, "tables_mib",
+                substr(l, RSTART, RLENGTH) + 0
+        }
+    }' >> "$OUT/raw.tsv"
+}
+
+# Ours and the reference alternately, after one warm-up run of each; then
+# ours against a real ovs-vswitchd, without and with user stacks (whose
+# unwind tables are built at attach).
 fig_startup() {
     local i
     quiet "start-up"
@@ -450,6 +514,17 @@ fig_startup() {
         [ "$HAVE_REF" = 0 ] ||
             startup_run "su-ref-$i" reference "$i" "${REFCMD[@]}"
     done
+    if ! ovs_start; then
+        note "no ovs-vswitchd: start-up with unwind tables not measured"
+        return
+    fi
+    startup_ovs warm-up ours-stacks --profile-hz "$PROFILE_HZ"
+    for i in $(seq "$RUNS"); do
+        log "1. start-up, ovs-vswitchd: run $i/$RUNS"
+        startup_ovs "$i" ours
+        startup_ovs "$i" ours-stacks --profile-hz "$PROFILE_HZ"
+    done
+    kill -TERM "$OVS_PID" 2>/dev/null
 }
 
 # ---------------------------------------------------------------------------
@@ -1076,6 +1151,136 @@ fig_watch_cost() {
 }
 
 # ---------------------------------------------------------------------------
+# 9. User stacks (fig_stacks): bench/build/deep, built without frame
+# pointers, spinning five calls deep through libc's memchr(), profiled at
+# STACKS_HZ for STACKS_SECS s by ours (stacks unwound from the CFI in the
+# kernel), ours with --frame-pointers, and perf record --call-graph dwarf
+# (the stack copied out at each sample, unwound afterwards by perf
+# script): the share of samples whose stack holds the whole chain down to
+# main(), and the CPU each takes per second of profiling.
+
+# The share of a stack's frames, as "name;name;...;": whole when it holds
+# deep_leaf;deep_d;deep_c;deep_b;deep_a;...main.
+STACKS_CHAIN='deep_leaf;deep_d;deep_c;deep_b;deep_a;(.*;)?main;'
+
+# stacks_ours RUN TOOL OPTION...: one profile by ours (TOOL ours or
+# ours-fp): its samples and those with the whole chain, from its JSON;
+# its CPU time and its eBPF programs', over STACKS_SECS s once attached.
+stacks_ours() {
+    local run=$1 tool=$2 name bg tracer c0 c1 b0 b1 t0 t1 counts
+    shift 2
+    name=stacks-$tool-$run
+    start_bg "$name" 120 "${PIN[@]}" "$KD" -p "$DEEP_PID" --json -D 32 \
+        --sample-time "$((STACKS_SECS + 2))" --skip-upcall-stats \
+        --profile-hz "$STACKS_HZ" "$@"
+    bg=$BG_PID
+    if ! wait_line "$WORK/$name.err" 'loaded and attached' 60 "$bg"; then
+        kill -TERM "$bg" 2>/dev/null
+        finish_bg "$bg" "$name"
+        fail "stacks: $tool did not start: $(tail -c 300 "$WORK/$name.err")"
+        return 1
+    fi
+    tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
+    sleep 0.5
+    c0=$(proc_cpu_ns "$tracer") b0=$(bpf_run_ns) t0=$EPOCHREALTIME
+    sleep "$STACKS_SECS"
+    c1=$(proc_cpu_ns "$tracer") b1=$(bpf_run_ns) t1=$EPOCHREALTIME
+    if ! finish_bg "$bg" "$name" || [ "$R_STATUS" != 0 ]; then
+        fail "stacks: $tool, run $run: status ${R_STATUS:-?}:" \
+             "$(tail -c 300 "$WORK/$name.err")"
+        return 1
+    fi
+    counts=$(jq -r --arg re "$STACKS_CHAIN" '
+        def chain: map(sub("\\+0x[0-9a-f]+( .*)?$"; "")) | join(";") + ";";
+        [.threads[]?] | first // {} | [(.profile.samples // 0),
+         ([.on_cpu_stacks[]? | select(.frames | chain | test($re))
+           | .samples] | add // 0)] | "\(.[0]) \(.[1])"' \
+        "$WORK/$name.out" 2>/dev/null | head -n 1)
+    awk -v tool="$tool" -v run="$run" -v c=$((c1 - c0)) -v b=$((b1 - b0)) \
+        -v t0="$t0" -v t1="$t1" -v counts="$counts" 'BEGIN {
+            OFS = "\t"; ns = (t1 - t0) * 1e9; split(counts, n, " ")
+            print 9, "stacks", tool, run, "samples", n[1] + 0
+            print 9, "stacks", tool, run, "whole", n[2] + 0
+            print 9, "stacks", tool, run, "tool_pct", 100 * c / ns
+            print 9, "stacks", tool, run, "bpf_pct", 100 * b / ns
+        }' >> "$OUT/raw.tsv"
+}
+
+# cmd_cpu_ns NAME CMD...: runs CMD under runcmd, its output into
+# $WORK/NAME.out, and prints its CPU time in ns (user and system, its
+# children's included).  Fails when it fails.
+cmd_cpu_ns() {
+    local name=$1
+    shift
+    run "$name" 300 "$@" && [ "$R_STATUS" = 0 ] || return 1
+    echo "$R_CPU_NS"
+}
+
+# stacks_perf RUN: perf record --call-graph dwarf on deep's thread for
+# STACKS_SECS s, then perf script: the samples, those with the whole
+# chain, perf record's CPU and perf script's, and perf.data's size.
+stacks_perf() {
+    local run=$1 data=$WORK/perf-$1.data rec post counts bytes
+    rec=$(cmd_cpu_ns "perf-record-$run" perf record -q -F "$STACKS_HZ" \
+          --call-graph dwarf -t "$DEEP_PID" -o "$data" -- \
+          sleep "$STACKS_SECS") ||
+        { fail "stacks: perf record: $(tail -c 300 \
+                "$WORK/perf-record-$run.err")"; return 1; }
+    post=$(cmd_cpu_ns "perf-script-$run" perf script -i "$data" -F ip,sym) ||
+        { fail "stacks: perf script: $(tail -c 300 \
+                "$WORK/perf-script-$run.err")"; return 1; }
+    bytes=$(stat -c %s "$data")
+    # One sample a paragraph: its frames, innermost first, "ADDR SYM+OFF".
+    counts=$(awk -v re="$STACKS_CHAIN" '
+        function flush() {
+            if (n) { all++; if (chain ~ re) whole++ }
+            n = 0; chain = ""
+        }
+        NF == 0 { flush(); next }
+        { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); chain = chain sym ";"; n++ }
+        END { flush(); print all + 0, whole + 0 }' \
+        "$WORK/perf-script-$run.out")
+    rm -f "$data"
+    awk -v run="$run" -v rec="$rec" -v post="$post" -v counts="$counts" \
+        -v bytes="$bytes" -v secs="$STACKS_SECS" 'BEGIN {
+            OFS = "\t"; ns = secs * 1e9; split(counts, n, " ")
+            print 9, "stacks", "perf", run, "samples", n[1] + 0
+            print 9, "stacks", "perf", run, "whole", n[2] + 0
+            print 9, "stacks", "perf", run, "tool_pct", 100 * rec / ns
+            print 9, "stacks", "perf", run, "post_pct", 100 * post / ns
+            print 9, "stacks", "perf", run, "bytes_per_s", bytes / secs
+        }' >> "$OUT/raw.tsv"
+}
+
+fig_stacks() {
+    local i stats
+    stats=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null)
+    if [ -z "$stats" ] || ! command -v perf > /dev/null \
+            || ! command -v jq > /dev/null; then
+        fail "stacks: no kernel.bpf_stats_enabled, perf or jq"
+        return
+    fi
+    if ! start_target deep "$B/deep" -c "$SPIN_CPU"; then
+        fail "stacks: the deep target did not start"
+        return
+    fi
+    DEEP_PID=$TARGET_PID
+    BPF_STATS_WAS=$stats
+    echo 1 > /proc/sys/kernel/bpf_stats_enabled
+    emit 9 stacks - 0 hz "$STACKS_HZ"
+    emit 9 stacks - 0 secs "$STACKS_SECS"
+    for i in $(seq "$EV_RUNS"); do
+        log "9. user stacks: run $i/$EV_RUNS"
+        stacks_ours "$i" ours
+        stacks_ours "$i" ours-fp --frame-pointers
+        stacks_perf "$i"
+    done
+    echo "$stats" > /proc/sys/kernel/bpf_stats_enabled
+    BPF_STATS_WAS=
+    stop_proc "$DEEP_PID"
+}
+
+# ---------------------------------------------------------------------------
 # The run.
 
 # The table and the verdicts from the rows; a full run also replaces
@@ -1084,7 +1289,7 @@ report() {
     "$ROOT/bench/analyze.sh" "$OUT" > "$OUT/table.txt"
     cat "$OUT/table.txt"
     echo "raw rows: $OUT/raw.tsv"
-    if [ "$ONLY" = ,1,2,3,4,5,6,7,8, ]; then
+    if [ "$ONLY" = ,1,2,3,4,5,6,7,8,9, ]; then
         cp "$OUT/table.txt" "$ROOT/bench/results.txt"
     fi
 }
@@ -1111,6 +1316,7 @@ main() {
         want 7 && fig_pipe
         stop_proc "$IDLE_PID"
         want 8 && fig_watch_cost
+        want 9 && fig_stacks
     fi
     meta quiet_waited "$QUIET_WAITED"
     meta elapsed "$(awk -v a="$T0" -v b="$EPOCHREALTIME" \

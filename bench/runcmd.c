@@ -19,11 +19,13 @@
  * When COMMAND has ended, runcmd prints one line on standard output:
  *
  *   launch=S.NNNNNNNNN exit=S.NNNNNNNNN status=N maxrss_kb=N timeout=0|1
+ *   cpu_ns=N
  *
  * 'launch' is CLOCK_REALTIME just before fork(), 'exit' the same clock as
  * soon as the exit is seen (pidfd, so within microseconds), 'status' the
  * exit status (128 + signal number when killed by a signal), 'maxrss_kb'
- * the peak resident set of COMMAND (wait4()'s ru_maxrss), and 'timeout' 1
+ * the peak resident set of COMMAND (wait4()'s ru_maxrss), 'cpu_ns' its
+ * user and system time (wait4()'s ru_utime and ru_stime), and 'timeout' 1
  * when the time limit expired.  runcmd exits 0 when it could run COMMAND,
  * 1 otherwise.
  */
@@ -204,10 +206,13 @@ main(int argc, char *argv[])
         fprintf(stderr, "runcmd: wait4: %s\n", strerror(errno));
         return 1;
     }
-    printf("launch=%.9f exit=%.9f status=%d maxrss_kb=%ld timeout=%d\n",
-           launch, exit_ts,
+    printf("launch=%.9f exit=%.9f status=%d maxrss_kb=%ld timeout=%d "
+           "cpu_ns=%lld\n", launch, exit_ts,
            WIFEXITED(status) ? WEXITSTATUS(status)
                              : 128 + WTERMSIG(status),
-           ru.ru_maxrss, timed_out ? 1 : 0);
+           ru.ru_maxrss, timed_out ? 1 : 0,
+           (long long) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+           * 1000000000LL
+           + (long long) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000);
     return 0;
 }

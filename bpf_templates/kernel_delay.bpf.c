@@ -227,26 +227,26 @@ kd_uw_reg(void *regs, long off)
     return v;
 }
 
-/* Begins unwinding the current task's user stack in 'slot', from its
- * user registers: those of 'regs' if not NULL (a perf event's, when it
- * interrupted user code), else those it left user space with.  Returns
- * the state, for the caller to say what to do with the stack, or NULL
- * (no stack: its id stays -1). */
+/* Begins unwinding the current task's user stack in 'slot', from the
+ * registers it left user space with, unless 'regs_set' (the caller set
+ * them).  Returns the state, for the caller to say what to do with the
+ * stack, or NULL (no stack: its id stays -1). */
 static __always_inline struct kd_uw_state *
-kd_uw_begin(u32 slot, void *regs)
+kd_uw_start(u32 slot, bool regs_set)
 {
     struct kd_uw_state *s = uw_state.lookup(&slot);
+    void *regs;
 
     if (!s) {
         return NULL;
     }
-    if (!regs) {
+    if (!regs_set) {
         regs = (void *) bpf_task_pt_regs(bpf_get_current_task_btf());
+        s->pc = kd_uw_reg(regs, KD_OFF_REGS_PC);
+        s->sp = kd_uw_reg(regs, KD_OFF_REGS_SP);
+        s->fp = kd_uw_reg(regs, KD_OFF_REGS_FP);
+        s->lr = KD_UW_ARM64 ? kd_uw_reg(regs, KD_OFF_REGS_LR) : 0;
     }
-    s->pc = kd_uw_reg(regs, KD_OFF_REGS_PC);
-    s->sp = kd_uw_reg(regs, KD_OFF_REGS_SP);
-    s->fp = kd_uw_reg(regs, KD_OFF_REGS_FP);
-    s->lr = KD_UW_ARM64 ? kd_uw_reg(regs, KD_OFF_REGS_LR) : 0;
     s->pending = 1;
     s->exact = 1;
     s->calls = 0;
@@ -254,6 +254,13 @@ kd_uw_begin(u32 slot, void *regs)
     s->stack.len = 0;
     s->stack.end = KD_UW_END_WHOLE;
     return s;
+}
+
+/* kd_uw_start() from the registers the task left user space with. */
+static __always_inline struct kd_uw_state *
+kd_uw_begin(u32 slot)
+{
+    return kd_uw_start(slot, false);
 }
 
 static __always_inline void kd_uw_failed(u32 slot);
@@ -309,7 +316,7 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
 #if KD_WITH_STACKS && KD_WITH_UNWIND
     /* Sent once its user stack is unwound (kd_uw_done()): a reservation
      * cannot live through the tail calls. */
-    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SYSCALL, NULL);
+    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SYSCALL);
 
     if (s) {
         struct kd_event *e = &s->event;
@@ -1024,16 +1031,16 @@ kd_uw_begin_perf(struct bpf_perf_event_data *ctx)
     u64 pc = KD_UW_CTX_REG(ctx, KD_OFF_REGS_PC);
 
     if ((s64) pc < 0) {
-        return kd_uw_begin(slot, NULL);
+        return kd_uw_begin(slot);
     }
-    s = kd_uw_begin(slot, NULL);
+    s = uw_state.lookup(&slot);
     if (s) {
         s->pc = pc;
         s->sp = KD_UW_CTX_REG(ctx, KD_OFF_REGS_SP);
         s->fp = KD_UW_CTX_REG(ctx, KD_OFF_REGS_FP);
         s->lr = KD_UW_ARM64 ? KD_UW_CTX_REG(ctx, KD_OFF_REGS_LR) : 0;
     }
-    return s;
+    return kd_uw_start(slot, true);
 }
 #endif
 
@@ -1112,7 +1119,7 @@ kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
 #if KD_WITH_UNWIND
     /* Set by the unwinder (kd_uw_done()), before the thread can run
      * again. */
-    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SLEEP, NULL);
+    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SLEEP);
 
     if (s) {
         s->tid = (u32) bpf_get_current_pid_tgid();
@@ -1147,7 +1154,7 @@ kd_block_waker(void *ctx, u32 tid, struct kd_tstate *st)
 #if KD_WITH_UNWIND
     b->waker_user_stack_id = -1;
     if (b->waker_pid == KD_TGID) {
-        struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_WAKER, NULL);
+        struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_WAKER);
 
         if (s) {
             s->tid = tid;

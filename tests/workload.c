@@ -156,6 +156,10 @@
  *                    poll(); then, in the next interval, spins SPIN ms
  *                    there.  Replies "done spin_ns=S": the second spin,
  *                    timed from user space.
+ *   recurse N SPIN   revalidator2: in one poll interval, kd_recurse()
+ *                    calls itself N times, then kd_deep_leaf() spins
+ *                    SPIN ms: a stack N + 1 calls deep (for the
+ *                    unwinder's depth).
  *   stuck MS         revalidator2: one poll interval spent in one
  *                    clock_nanosleep() of MS ms, between two
  *                    poll(NULL, 0, 0) calls.  Replies "done gap_ns=G":
@@ -279,6 +283,7 @@ enum job_type {
     JOB_DEEP_WAIT,       /* "deep": spin arg[0] ms, then read the pipe. */
     JOB_DEEP_SEND,       /* "deep": write it arg[0] ms after the read. */
     JOB_DLSPIN,          /* "dlspin": spin arg[0] ms in dlspin_path. */
+    JOB_RECURSE,         /* "recurse": arg[0] calls deep, spin arg[1]. */
 };
 
 struct job {
@@ -810,6 +815,27 @@ job_deep_send(long ms)
     nanosleep(&ts, NULL);
     n = kd_write_a();
     return n != 1 ? (n < 0 ? errno : EIO) : 0;
+}
+
+/* "recurse N SPIN": a frame for each of 'n' calls, then the spin. */
+uint64_t kd_recurse(long n, uint64_t until);
+
+__attribute__((noinline)) uint64_t
+kd_recurse(long n, uint64_t until)
+{
+    uint64_t r = n > 0 ? kd_recurse(n - 1, until) : kd_deep_leaf(until);
+
+    deep_sink += r;
+    return r + 1;
+}
+
+static int
+job_recurse(long n, long spin_ms)
+{
+    wl_poll(0);
+    kd_recurse(n, now_ns() + spin_ms * NSEC_PER_MSEC);
+    wl_poll(0);
+    return 0;
 }
 
 /* "dlspin PATH SPIN": the library, and the second spin's length. */
@@ -1418,6 +1444,8 @@ run_job(const struct job *job)
         return job_deep_send(job->arg[0]);
     case JOB_DLSPIN:
         return job_dlspin(job->arg[0]);
+    case JOB_RECURSE:
+        return job_recurse(job->arg[0], job->arg[1]);
     }
     return EINVAL;
 }
@@ -2025,6 +2053,14 @@ execute(char *line, char *reply, size_t size)
                      deep_stats.spin_ns, deep_stats.read_ns,
                      (int) workers[W_HANDLER1].tid);
         }
+    } else if (!strcmp(cmd, "recurse")) {
+        if (!parse_long(arg1, 0, 1000, &a)
+            || !parse_long(arg2, 0, MAX_MSEC, &b) || arg3) {
+            snprintf(reply, size, "error usage: recurse N SPIN");
+            return true;
+        }
+        dispatch(W_REVALIDATOR2, JOB_RECURSE, a, b);
+        collect(W_REVALIDATOR2, N_WORKERS, reply, size);
     } else if (!strcmp(cmd, "dlspin")) {
         if (!arg1 || strlen(arg1) >= sizeof dlspin_path
             || !parse_long(arg2, 0, MAX_MSEC, &a) || arg3) {

@@ -3,7 +3,7 @@
 # tested, when they are missing.  Run as root on Debian 12.
 #
 # Usage: install-deps.sh [--print]
-#            [build|demo|test|reference|lane|lane-arm64] ...
+#            [build|demo|test|reference|bench|lane|lane-arm64] ...
 #   --print    only print the packages of the sets, one a line.
 #   build      libbcc, libbpf, libelf, libdw (the unwind tables), pkg-config,
 #              kernel headers.
@@ -15,6 +15,9 @@
 #              stress-ng (the load the suite must pass beside) and groff
 #              (the man page rendered, tests/test-man.sh).
 #   reference  test + what the reference script needs (for comparisons).
+#   bench      reference + perf (make bench: figure 9 sets ours beside
+#              perf record --call-graph dwarf) and Open vSwitch (figure 1:
+#              the unwind tables of a real ovs-vswitchd).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
 #   lane-arm64 what the arm64 lane needs on the host: qemu-system-arm,
@@ -37,6 +40,8 @@ for what in "$@"; do
 clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
+    bench) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
+python3-bpfcc python3-tz python3-psutil linux-perf openvswitch-switch" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil qemu-system-x86 busybox-static kmod \
 cpio xz-utils openvswitch-switch iproute2" ;;

@@ -12,7 +12,7 @@
 # control that shows they can.
 #
 #   unwind_long_poll  unwind_sample  unwind_stripped  unwind_events
-#   unwind_frame_pointers  unwind_dlopen
+#   unwind_frame_pointers  unwind_dlopen  unwind_depth
 
 # The chains, as the frames' function names joined by ';' (jq regexes):
 # the spin, the read() and the write() that ends it, each down to the
@@ -23,9 +23,11 @@ UW_WRITE='(__GI_write|write|__write|__libc_write|__GI___libc_write);kd_write_b;k
 
 # The jq definitions the checks share: 'chain' turns a stack's frames into
 # "name;name;...;" ("kd_deep_leaf+0x37 [workload-nofp]" is kd_deep_leaf),
-# 'whole' says it reaches the thread's start and was not cut short.
+# 'whole' says it reaches the thread's start (libc's start_thread() for a
+# thread it made, __libc_start_main() for the main thread) and was not
+# cut short.
 UW_JQ='def chain: map(sub("\\+0x[0-9a-f]+( .*)?$"; "")) | join(";") + ";";
-def whole: (chain | test("(^|;)start_thread;"))
+def whole: (chain | test("(^|;)(start_thread|__libc_start_main);"))
     and (any(.[]; startswith("[stack cut short")) | not);'
 
 # uw_wl: starts (once) the workload instance built without frame pointers,
@@ -221,5 +223,52 @@ scenario_unwind_dlopen() {
     else
         fail "$tag: samples of the spin in the library loaded later, whole" \
              ">= 95% of >= 50" "$lib of $n"
+    fi
+}
+
+# Stacks as deep as the unwinder goes: a recursion of 110 calls comes out
+# whole (the unwinder ran again and again, 8 frames each time); one of 200
+# is cut at 127 frames, and says so.
+scenario_unwind_depth() {
+    local tag=unwind_depth rv rec got
+
+    uw_wl nofp "$HERE/workload-nofp" || return
+    rv=${WL_TID[nofp:revalidator2]}
+    lp_start $tag -p "${WL_PID[nofp]}" --long-poll-events 200ms \
+        --tid "$rv" --json --profile-hz 499 || return
+    wl_cmd nofp "recurse 110 300" \
+        || fail "$tag: job recurse 110" "done" "$WL_REPLY_LINE"
+    wl_cmd nofp "recurse 200 300" \
+        || fail "$tag: job recurse 200" "done" "$WL_REPLY_LINE"
+    lp_end $tag
+    lp_check_records $tag
+    # The records of the two intervals, in order.
+    rec=$(jq -c --argjson t "$rv" \
+              'select(.type == "long_poll" and .tid == $t)' "$KD_OUT")
+    got=$(jq -rs "$UW_JQ"'
+        .[0] // {} | [.on_cpu_stacks[]? | .frames
+                      | select(whole and (chain
+                               | test("kd_deep_leaf;(kd_recurse;){110}")))
+                      | length] | max // 0' <<<"$rec")
+    if is_uint "$got" && ((got >= 113)); then
+        pass "$tag: a stack 110 calls deep, whole ($got frames)"
+    else
+        fail "$tag: a stack 110 calls deep, whole" ">= 113 frames" "$got"
+    fi
+    got=$(jq -rs '
+        .[1] // {} | [.on_cpu_stacks[]? | .frames
+                      | select(any(.[]; startswith("kd_recurse+"))
+                               and all(.[]; test(" \\[(kernel|bpf)\\]$")
+                                            | not))
+                      | "\(length) \(last)"] | unique | .[0] // empty' \
+          <<<"$rec")
+    check_eq "$tag: one 200 calls deep: 127 frames, then why it stops" \
+             "128 [stack cut short: deeper than 127 frames]" "$got"
+    got=$(jq -r 'select(.type == "long_poll_end")
+                 | .warnings.user_stacks.depth // 0' "$KD_OUT")
+    if is_uint "$got" && ((got > 0)); then
+        pass "$tag: the stacks cut at 127 frames counted ($got)"
+    else
+        fail "$tag: the stacks cut at 127 frames counted" "> 0" "$got"
     fi
 }
