@@ -450,12 +450,15 @@ ovs_start() {
     OVS_PID=
     command -v ovs-vswitchd > /dev/null || return 1
     mkdir -p "$dir"
+    # Not --detach, which waits for the database.
     OVS_RUNDIR=$dir OVS_LOGDIR=$dir ovs-vswitchd "unix:$dir/db.sock" \
-        --pidfile="$dir/vswitchd.pid" --unixctl="$dir/vswitchd.ctl" \
-        --log-file="$dir/vswitchd.log" --no-chdir --detach \
-        > "$dir/out" 2>&1 || return 1
-    OVS_PID=$(cat "$dir/vswitchd.pid" 2>/dev/null)
-    [ -n "$OVS_PID" ]
+        --unixctl="$dir/vswitchd.ctl" --log-file="$dir/vswitchd.log" \
+        --no-chdir > "$dir/out" 2>&1 &
+    OVS_PID=$!
+    track "$OVS_PID" ovs-vswitchd
+    # Its libraries are mapped by then.
+    sleep 1
+    kill -0 "$OVS_PID" 2>/dev/null
 }
 
 # startup_ovs RUN TOOL OPTION...: ours against that ovs-vswitchd: launch
@@ -524,7 +527,7 @@ fig_startup() {
         startup_ovs "$i" ours
         startup_ovs "$i" ours-stacks --profile-hz "$PROFILE_HZ"
     done
-    kill -TERM "$OVS_PID" 2>/dev/null
+    stop_proc "$OVS_PID"
 }
 
 # ---------------------------------------------------------------------------
@@ -1077,11 +1080,14 @@ fig_pipe() {
 # and the run time of every eBPF program (kernel.bpf_stats_enabled), over
 # WATCH_SECS s, in % of one CPU.
 
-# The run time in ns of all the eBPF programs loaded (kernel.bpf_stats_
-# enabled must be on).
+# The run time in ns of all the eBPF programs loaded, or of those whose
+# names match regex $1 (kernel.bpf_stats_enabled must be on).
 bpf_run_ns() {
-    bpftool prog show 2>/dev/null | awk '
-        { for (i = 1; i < NF; i++) if ($i == "run_time_ns") s += $(i + 1) }
+    bpftool prog show 2>/dev/null | awk -v re="${1:-.}" '
+        { for (i = 1; i < NF; i++) if ($i == "name") name = $(i + 1) }
+        name ~ re {
+            for (i = 1; i < NF; i++) if ($i == "run_time_ns") s += $(i + 1)
+        }
         END { printf "%.0f\n", s }'
 }
 
@@ -1182,9 +1188,13 @@ stacks_ours() {
     fi
     tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
     sleep 0.5
-    c0=$(proc_cpu_ns "$tracer") b0=$(bpf_run_ns) t0=$EPOCHREALTIME
+    # The profile's programs only: those of the time mode's statistics
+    # are no part of profiling.
+    c0=$(proc_cpu_ns "$tracer") b0=$(bpf_run_ns '^kd_(uw_)?profile$')
+    t0=$EPOCHREALTIME
     sleep "$STACKS_SECS"
-    c1=$(proc_cpu_ns "$tracer") b1=$(bpf_run_ns) t1=$EPOCHREALTIME
+    c1=$(proc_cpu_ns "$tracer") b1=$(bpf_run_ns '^kd_(uw_)?profile$')
+    t1=$EPOCHREALTIME
     if ! finish_bg "$bg" "$name" || [ "$R_STATUS" != 0 ]; then
         fail "stacks: $tool, run $run: status ${R_STATUS:-?}:" \
              "$(tail -c 300 "$WORK/$name.err")"

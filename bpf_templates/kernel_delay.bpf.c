@@ -76,7 +76,6 @@
 /* Stack maps' ids are below their size rounded up to a power of two. */
 #define KD_STACK_TRACES_IDS @STACK_TRACE_IDS@
 #define KD_PROFILE_STACKS_IDS @PROFILE_STACK_IDS@
-#define KD_UW_MAPS          @UW_MAPS@
 #define KD_UW_PAGES         @UW_PAGES@
 #define KD_UW_SHARDS        @UW_SHARDS@
 #define KD_UW_ARM64         @UW_ARM64@
@@ -163,56 +162,91 @@ kd_event_reserve(u32 id, u64 now)
 /*
  * User stacks unwound from the call frame information (KD_WITH_UNWIND;
  * the tables are described in kd_abi.h).  A program that wants the
- * current task's user stack starts an unwind (kd_uw_begin(): the task's
- * user registers, and what to do with the stack once unwound, into its
- * slot of uw_state), and, as its last step, tail-calls the unwinder of
- * that slot.  The unwinder follows KD_UW_FRAMES frames
- * and tail-calls itself for the next ones, up to KD_UW_DEPTH frames; then
- * it keeps the stack in a map of stacks and finishes the work the program
+ * current task's user stack begins a walk (kd_uw_begin(): the task's user
+ * registers, and what the stack is for, into a slot of uw_state) and, as
+ * its last step, tail-calls the unwinder of its kind of program
+ * (KD_UW_DISPATCH).  The unwinder follows KD_UW_FRAMES frames and
+ * tail-calls itself for the next ones, up to KD_UW_DEPTH frames; then it
+ * keeps the stack in a map of stacks and finishes the work the program
  * left (kd_uw_done(), at the end of this text).  Tail calls keep each
- * program small for the verifier: the verifier walks every frame of a
- * bounded loop.  One slot per program that unwinds, as a program can run
- * while another is interrupted on the same CPU.
+ * program small for the verifier, which walks every frame of a bounded
+ * loop.  The slots of a CPU are a stack: a program that begins a walk may
+ * be interrupted by another that begins and ends one of its own, before
+ * it comes back to its own, which is then on top again.
  */
 #if KD_WITH_UNWIND
-#define KD_UW_SLOT_PROFILE  0   /* kd_profile(): a perf event program. */
-#define KD_UW_SLOT_SYSCALL  1   /* sys_exit: a syscall event (-s). */
-#define KD_UW_SLOT_SLEEP    2   /* sched_switch: a sleep begins. */
-#define KD_UW_SLOT_WAKER    3   /* sched_waking: its waker. */
-#define KD_UW_SLOTS         4
+#define KD_UW_FOR_PROFILE   0   /* kd_profile(): a sample's count. */
+#define KD_UW_FOR_SYSCALL   1   /* sys_exit: a syscall event (-s). */
+#define KD_UW_FOR_SLEEP     2   /* sched_switch: a sleep begins. */
+#define KD_UW_FOR_WAKER     3   /* sched_waking: its waker. */
+#define KD_UW_SLOTS         4   /* Walks a CPU can have begun at once. */
 #define KD_UW_FRAMES        8   /* Frames per program run. */
 #define KD_UW_CALLS         ((KD_UW_DEPTH + KD_UW_FRAMES - 1) / KD_UW_FRAMES)
 #define KD_UW_BISECT        13  /* Steps: 2^13 > the rows of a page. */
+#define KD_UW_MAP_BISECT    10  /* Steps: 2^10 = KD_UW_MAX_MAPS. */
 
-/* A value of uw_rows: KD_UW_SHARD_ROWS rows, as bytes (libbcc takes
- * seconds to compile an array of that many structs). */
+/* A value of uw_rows, KD_UW_SHARD_ROWS rows, and of uw_maps, a struct
+ * kd_uw_maps, as bytes (libbcc takes seconds to describe an array of many
+ * structs). */
 struct kd_uw_shard {
     u8 raw[KD_UW_SHARD_ROWS * sizeof(struct kd_uw_row)];
 };
+struct kd_uw_maps_raw {
+    u8 raw[sizeof(struct kd_uw_maps)];
+};
 
-/* An unwind under way, and what to do with its stack. */
+#define KD_UW_LOG           64  /* Reads a walk may log (for the cache). */
+
+/* A walk of one kind (KD_UW_FOR_*), under way or the last one, and what
+ * its stack is for.  The last walk is a cache: a walk of the same kind
+ * from the same registers, in the same tables, whose every read of the
+ * stack gives what the last one read, is the same walk (the unwinder is
+ * a function of those), and takes its stack without the tables.  A
+ * thread that makes the same call again and again (-s on a busy loop), or
+ * sleeps in the same place, walks its stack once. */
 struct kd_uw_state {
     u64 pc, sp, fp, lr;     /* The registers of the frame at pc. */
-    u32 pending;            /* Begun, not done. */
+    u64 pc0, sp0, fp0, lr0; /* Those the walk began with, */
+    u64 gen;                /* in the tables of this uw_maps_at. */
+    u64 cpc, csp, cfp, clr; /* Those of the last walk, */
+    u64 cgen;               /* its tables, */
+    u32 cached;             /* 1 if it is a cache (it read no more than
+                             * KD_UW_LOG, all of them readable). */
+    u32 nreads;             /* What it read: 'nreads' addresses and */
+    u64 raddr[KD_UW_LOG];   /* values. */
+    u64 rval[KD_UW_LOG];
     u32 exact;              /* pc is where the frame is, not a return
                              * address (the first frame, or after a
                              * signal frame). */
     u32 calls;              /* Tail calls made. */
     u32 tid;                /* Whose sleep it is (SLEEP, WAKER). */
+    u32 map;                /* The last mapping found (an index). */
     struct kd_profile_key key;  /* PROFILE: the count to add. */
     struct kd_event event;      /* SYSCALL: the event to send. */
     struct kd_ustack stack;
 };
 
-BPF_LPM_TRIE(uw_maps, struct kd_uw_map_key, struct kd_uw_map, KD_UW_MAPS);
+/* The kinds of the walks a CPU has begun and not ended, innermost
+ * last. */
+struct kd_uw_stack {
+    u32 depth;
+    u32 kinds[KD_UW_SLOTS];
+};
+
+/* The target's mappings, in one of two values: uw_maps_at says which, so
+ * that user space writes the other one, then switches. */
+BPF_ARRAY(uw_maps, struct kd_uw_maps_raw, 2);
+BPF_ARRAY(uw_maps_at, u64, 1);
 BPF_ARRAY(uw_pages, struct kd_uw_page, KD_UW_PAGES);
 BPF_ARRAY(uw_rows, struct kd_uw_shard, KD_UW_SHARDS);
+/* One walk per kind: a kind's programs never nest with one another. */
 BPF_PERCPU_ARRAY(uw_state, struct kd_uw_state, KD_UW_SLOTS);
+BPF_PERCPU_ARRAY(uw_stack, struct kd_uw_stack, 1);
 /* How many walks ended each way (enum kd_uw_end). */
 BPF_PERCPU_ARRAY(uw_ends, u64, KD_UW_N_ENDS);
-/* The unwinders, by slot: those of raw tracepoints, and kd_profile()'s
- * (a perf event program can only tail-call its own kind). */
-BPF_PROG_ARRAY(uw_progs, KD_UW_SLOTS);
+/* The unwinders: that of raw tracepoint programs and, as a perf event
+ * program can only tail-call its own kind, kd_profile()'s. */
+BPF_PROG_ARRAY(uw_progs, 1);
 #if KD_WITH_PROFILE
 BPF_PROG_ARRAY(uw_perf_progs, 1);
 #endif
@@ -227,19 +261,54 @@ kd_uw_reg(void *regs, long off)
     return v;
 }
 
-/* Begins unwinding the current task's user stack in 'slot', from the
- * registers it left user space with, unless 'regs_set' (the caller set
- * them).  Returns the state, for the caller to say what to do with the
- * stack, or NULL (no stack: its id stays -1). */
-static __always_inline struct kd_uw_state *
-kd_uw_start(u32 slot, bool regs_set)
+/* How many walks this CPU has begun and not ended. */
+static __always_inline u32
+kd_uw_depth(void)
 {
-    struct kd_uw_state *s = uw_state.lookup(&slot);
-    void *regs;
+    int zero = 0;
+    struct kd_uw_stack *st = uw_stack.lookup(&zero);
 
-    if (!s) {
+    return st ? st->depth : 0;
+}
+
+/* The walk this CPU began last and has not ended, or NULL; its kind into
+ * '*kind'. */
+static __always_inline struct kd_uw_state *
+kd_uw_current(u32 *kind)
+{
+    int zero = 0;
+    struct kd_uw_stack *st = uw_stack.lookup(&zero);
+
+    if (!st || !st->depth) {
         return NULL;
     }
+    *kind = st->kinds[(st->depth - 1) & (KD_UW_SLOTS - 1)];
+    return uw_state.lookup(kind);
+}
+
+/* Begins a walk of the current task's user stack, for 'kind', on top of
+ * this CPU's: from the registers the task left user space with, unless
+ * 'regs_set' (the caller sets pc, sp, fp and lr).  Returns the state, for
+ * the caller to say more of what the stack is for, or NULL (no stack: its
+ * id stays -1).  The depth is taken first, so that a program that
+ * interrupts this one has the next. */
+static __always_inline struct kd_uw_state *
+kd_uw_start(u32 kind, bool regs_set)
+{
+    int zero = 0;
+    struct kd_uw_stack *st = uw_stack.lookup(&zero);
+    u64 *at = uw_maps_at.lookup(&zero);
+    struct kd_uw_state *s = uw_state.lookup(&kind);
+    u32 depth;
+    void *regs;
+
+    if (!st || !at || !s || st->depth >= KD_UW_SLOTS) {
+        uw_ends.increment(KD_UW_END_NO_REGS);
+        return NULL;
+    }
+    depth = st->depth;
+    st->depth = depth + 1;
+    st->kinds[depth & (KD_UW_SLOTS - 1)] = kind;
     if (!regs_set) {
         regs = (void *) bpf_task_pt_regs(bpf_get_current_task_btf());
         s->pc = kd_uw_reg(regs, KD_OFF_REGS_PC);
@@ -247,24 +316,19 @@ kd_uw_start(u32 slot, bool regs_set)
         s->fp = kd_uw_reg(regs, KD_OFF_REGS_FP);
         s->lr = KD_UW_ARM64 ? kd_uw_reg(regs, KD_OFF_REGS_LR) : 0;
     }
-    s->pending = 1;
-    s->exact = 1;
     s->calls = 0;
-    s->stack.hash = 0xcbf29ce484222325ULL;
-    s->stack.len = 0;
-    s->stack.end = KD_UW_END_WHOLE;
+    s->gen = *at;
     return s;
 }
 
 /* kd_uw_start() from the registers the task left user space with. */
 static __always_inline struct kd_uw_state *
-kd_uw_begin(u32 slot)
+kd_uw_begin(u32 kind)
 {
-    return kd_uw_start(slot, false);
+    return kd_uw_start(kind, false);
 }
 
-static __always_inline void kd_uw_failed(u32 slot);
-static __always_inline bool kd_uw_pending(u32 slot);
+static __always_inline void kd_uw_failed(void);
 #endif
 
 #if KD_WITH_SYSCALL_EVENTS
@@ -316,7 +380,7 @@ kd_syscall_event(struct bpf_raw_tracepoint_args *ctx, u64 nr, u64 entry_ts,
 #if KD_WITH_STACKS && KD_WITH_UNWIND
     /* Sent once its user stack is unwound (kd_uw_done()): a reservation
      * cannot live through the tail calls. */
-    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SYSCALL);
+    struct kd_uw_state *s = kd_uw_begin(KD_UW_FOR_SYSCALL);
 
     if (s) {
         struct kd_event *e = &s->event;
@@ -1026,21 +1090,20 @@ kd_profile_count(struct kd_profile_key *key)
 static __always_inline struct kd_uw_state *
 kd_uw_begin_perf(struct bpf_perf_event_data *ctx)
 {
-    u32 slot = KD_UW_SLOT_PROFILE;
     struct kd_uw_state *s;
     u64 pc = KD_UW_CTX_REG(ctx, KD_OFF_REGS_PC);
 
     if ((s64) pc < 0) {
-        return kd_uw_begin(slot);
+        return kd_uw_begin(KD_UW_FOR_PROFILE);
     }
-    s = uw_state.lookup(&slot);
+    s = kd_uw_start(KD_UW_FOR_PROFILE, true);
     if (s) {
         s->pc = pc;
         s->sp = KD_UW_CTX_REG(ctx, KD_OFF_REGS_SP);
         s->fp = KD_UW_CTX_REG(ctx, KD_OFF_REGS_FP);
         s->lr = KD_UW_ARM64 ? KD_UW_CTX_REG(ctx, KD_OFF_REGS_LR) : 0;
     }
-    return kd_uw_start(slot, true);
+    return s;
 }
 #endif
 
@@ -1072,7 +1135,7 @@ kd_profile(struct bpf_perf_event_data *ctx)
         s->key = key;
         s->key.user_stack_id = -1;
         uw_perf_progs.call(ctx, 0);
-        kd_uw_failed(KD_UW_SLOT_PROFILE);
+        kd_uw_failed();
         return 0;
     }
     key.user_stack_id = -1;
@@ -1119,7 +1182,7 @@ kd_block_begin(void *ctx, struct kd_tstate *st, u64 now)
 #if KD_WITH_UNWIND
     /* Set by the unwinder (kd_uw_done()), before the thread can run
      * again. */
-    struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_SLEEP);
+    struct kd_uw_state *s = kd_uw_begin(KD_UW_FOR_SLEEP);
 
     if (s) {
         s->tid = (u32) bpf_get_current_pid_tgid();
@@ -1154,7 +1217,7 @@ kd_block_waker(void *ctx, u32 tid, struct kd_tstate *st)
 #if KD_WITH_UNWIND
     b->waker_user_stack_id = -1;
     if (b->waker_pid == KD_TGID) {
-        struct kd_uw_state *s = kd_uw_begin(KD_UW_SLOT_WAKER);
+        struct kd_uw_state *s = kd_uw_begin(KD_UW_FOR_WAKER);
 
         if (s) {
             s->tid = tid;
@@ -1311,6 +1374,9 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     struct kd_tstate *st;
     u64 now = bpf_ktime_get_ns();
     u64 nr = 0;
+#if KD_WITH_UNWIND && KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
+    u32 uw_depth = kd_uw_depth();
+#endif
 
     /* The syscall number as the kernel's syscall_get_nr() sees it: a
      * signed member of 8 bytes (x86_64) or 4 (arm64). */
@@ -1368,9 +1434,10 @@ RAW_TRACEPOINT_PROBE(sys_exit)
 #endif
     st->syscall_ts = 0;
 #if KD_WITH_UNWIND && KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
-    if (kd_uw_pending(KD_UW_SLOT_SYSCALL)) {
-        uw_progs.call(ctx, KD_UW_SLOT_SYSCALL);
-        kd_uw_failed(KD_UW_SLOT_SYSCALL);
+    /* A walk begun above (kd_syscall_event()): the unwinder's turn. */
+    if (kd_uw_depth() > uw_depth) {
+        uw_progs.call(ctx, 0);
+        kd_uw_failed();
     }
 #endif
     return 0;
@@ -1457,15 +1524,18 @@ RAW_TRACEPOINT_PROBE(sched_waking)
         return 0;
     }
     u32 tid = kd_task_u32(task, KD_OFF_TASK_PID);
+#if KD_WITH_UNWIND
+    u32 uw_depth = kd_uw_depth();
+#endif
 
     st = kd_tstate_find(tid);
     if (st && st->sleep_ts) {
         kd_block_waker(ctx, tid, st);
     }
 #if KD_WITH_UNWIND
-    if (kd_uw_pending(KD_UW_SLOT_WAKER)) {
-        uw_progs.call(ctx, KD_UW_SLOT_WAKER);
-        kd_uw_failed(KD_UW_SLOT_WAKER);
+    if (kd_uw_depth() > uw_depth) {
+        uw_progs.call(ctx, 0);
+        kd_uw_failed();
     }
 #endif
     return 0;
@@ -1844,6 +1914,9 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         return 0;
     }
     now = bpf_ktime_get_ns();
+#if KD_WITH_UNWIND && KD_WITH_BLOCKED
+    u32 uw_depth = kd_uw_depth();
+#endif
     if (prev_ours) {
         arrived = kd_unseen_arrival((u32) prev_pid_tgid, prev, now);
     }
@@ -1858,9 +1931,9 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         kd_switch_in(kd_task_u32(next, KD_OFF_TASK_PID), cpu, now);
     }
 #if KD_WITH_UNWIND && KD_WITH_BLOCKED
-    if (kd_uw_pending(KD_UW_SLOT_SLEEP)) {
-        uw_progs.call(ctx, KD_UW_SLOT_SLEEP);
-        kd_uw_failed(KD_UW_SLOT_SLEEP);
+    if (kd_uw_depth() > uw_depth) {
+        uw_progs.call(ctx, 0);
+        kd_uw_failed();
     }
 #endif
     return 0;
@@ -2161,11 +2234,23 @@ kd_uw_end(struct kd_uw_state *s, u32 end)
     return 1;
 }
 
-/* Reads the u64 of the task's user memory at 'addr' into '*v'. */
+/* Reads the u64 of the task's user memory at 'addr' into '*v', and logs
+ * the read in 's' for the cache (a walk with more reads, or one that
+ * fails, is no cache). */
 static __always_inline bool
-kd_uw_read(u64 addr, u64 *v)
+kd_uw_read(struct kd_uw_state *s, u64 addr, u64 *v)
 {
-    return !bpf_probe_read_user(v, sizeof *v, (void *) addr);
+    u32 n = s->nreads;
+
+    if (bpf_probe_read_user(v, sizeof *v, (void *) addr)) {
+        return false;
+    }
+    if (n < KD_UW_LOG) {
+        s->raddr[n & (KD_UW_LOG - 1)] = addr;
+        s->rval[n & (KD_UW_LOG - 1)] = *v;
+    }
+    s->nreads = n + 1;
+    return true;
 }
 
 /* The row of the table of mapping 'm' that applies at 'pc', into 'row'
@@ -2224,10 +2309,10 @@ kd_uw_signal(struct kd_uw_state *s)
 {
     u64 pc, sp, fp, lr = 0;
 
-    if (!kd_uw_read(s->sp + KD_UW_SIG_PC, &pc)
-        || !kd_uw_read(s->sp + KD_UW_SIG_SP, &sp)
-        || !kd_uw_read(s->sp + KD_UW_SIG_FP, &fp)
-        || (KD_UW_ARM64 && !kd_uw_read(s->sp + KD_UW_SIG_LR, &lr))) {
+    if (!kd_uw_read(s, s->sp + KD_UW_SIG_PC, &pc)
+        || !kd_uw_read(s, s->sp + KD_UW_SIG_SP, &sp)
+        || !kd_uw_read(s, s->sp + KD_UW_SIG_FP, &fp)
+        || (KD_UW_ARM64 && !kd_uw_read(s, s->sp + KD_UW_SIG_LR, &lr))) {
         return kd_uw_end(s, KD_UW_END_READ);
     }
     s->pc = pc;
@@ -2277,7 +2362,7 @@ kd_uw_caller(struct kd_uw_state *s, const struct kd_uw_row *row, bool cfi)
         fp_rule = KD_UW_FP_AT;
         ra_in_lr = false;
         ra_off = -8;
-        if (!kd_uw_read(s->fp, &fp)) {
+        if (!kd_uw_read(s, s->fp, &fp)) {
             return kd_uw_end(s, KD_UW_END_READ);
         }
         break;
@@ -2293,11 +2378,11 @@ kd_uw_caller(struct kd_uw_state *s, const struct kd_uw_row *row, bool cfi)
             return kd_uw_end(s, KD_UW_END_BAD_FRAME);
         }
         ra = s->lr;
-    } else if (!kd_uw_read(cfa + ra_off, &ra)) {
+    } else if (!kd_uw_read(s, cfa + ra_off, &ra)) {
         return kd_uw_end(s, KD_UW_END_READ);
     }
     if (fp_rule == KD_UW_FP_AT && row->cfa != KD_UW_CFA_NONE
-        && !kd_uw_read(cfa + row->fp_off, &fp)) {
+        && !kd_uw_read(s, cfa + row->fp_off, &fp)) {
         return kd_uw_end(s, KD_UW_END_READ);
     }
     if (fp_rule == KD_UW_FP_LOST) {
@@ -2311,26 +2396,71 @@ kd_uw_caller(struct kd_uw_state *s, const struct kd_uw_row *row, bool cfi)
     return 0;
 }
 
+/* The target's mappings as they are now (uw_maps_at says which value of
+ * uw_maps), or NULL. */
+static __always_inline struct kd_uw_maps *
+kd_uw_maps(void)
+{
+    int zero = 0;
+    u64 *at = uw_maps_at.lookup(&zero);
+    u32 which;
+
+    if (!at) {
+        return NULL;
+    }
+    which = *at & 1;
+    return (struct kd_uw_maps *) uw_maps.lookup(&which);
+}
+
+/* The mapping of 'ms' that holds 'pc', or NULL: the last one found by the
+ * walk first (most callers are in the same file), else a bisection of
+ * the mappings, sorted by address. */
+static __always_inline struct kd_uw_map *
+kd_uw_find_map(struct kd_uw_state *s, struct kd_uw_maps *ms, u64 pc)
+{
+    struct kd_uw_map *m = &ms->m[s->map & (KD_UW_MAX_MAPS - 1)];
+    u32 lo = 0, hi = ms->n;
+
+    if (pc >= m->start && pc < m->end) {
+        return m;
+    }
+    for (int i = 0; i < KD_UW_MAP_BISECT; i++) {
+        u32 mid = lo + (hi - lo) / 2;
+
+        if (lo + 1 >= hi) {
+            break;
+        }
+        if (ms->m[mid & (KD_UW_MAX_MAPS - 1)].start <= pc) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    m = &ms->m[lo & (KD_UW_MAX_MAPS - 1)];
+    if (lo >= ms->n || pc < m->start || pc >= m->end) {
+        return NULL;
+    }
+    s->map = lo;
+    return m;
+}
+
 /* One frame: keeps s->pc and moves to its caller.  Returns 0, or 1 when
  * the walk is over (s->stack.end says why).  An address that no mapping
  * holds is kept only as the first frame: any other came from a rule that
  * did not hold, and would be a made-up frame. */
 static __always_inline int
-kd_uw_step(struct kd_uw_state *s)
+kd_uw_step(struct kd_uw_state *s, struct kd_uw_maps *ms)
 {
     struct kd_ustack *k = &s->stack;
-    struct kd_uw_map_key key = { .prefixlen = 64 };
     struct kd_uw_row row = { .cfa = KD_UW_CFA_NONE };
     struct kd_uw_map *m;
     u64 pc = s->pc;
-    u64 be = __builtin_bswap64(pc);
     u32 n = k->len;
 
     if (!pc) {
         return 1;
     }
-    __builtin_memcpy(key.addr, &be, sizeof key.addr);
-    m = uw_maps.lookup(&key);
+    m = kd_uw_find_map(s, ms, pc);
     if (!m && n) {
         counters.increment(KD_COUNTER_UNWIND_NO_MAP);
         return kd_uw_end(s, KD_UW_END_NO_MAP);
@@ -2353,17 +2483,12 @@ kd_uw_step(struct kd_uw_state *s)
     return kd_uw_caller(s, &row, m->n_pages != 0);
 }
 
-/* The stack of 's' whole: its hash, and its id in a map of 'ids'
- * entries (a power of two): the bucket the hash falls in, as a stack
- * map's. */
+/* The id of the stack of 's' in a map of 'ids' entries (a power of
+ * two): the bucket its hash falls in, as a stack map's. */
 static __always_inline u32
 kd_uw_id(struct kd_uw_state *s, u32 ids)
 {
-    struct kd_ustack *k = &s->stack;
-
-    k->hash = (k->hash ^ (k->len | ((u64) k->end << 32))) * 0x100000001b3ULL;
-    k->hash ^= k->hash >> 32;
-    return k->hash & (ids - 1);
+    return s->stack.hash & (ids - 1);
 }
 
 /* The id under which the stack of 's' is kept, 'old' being what that
@@ -2407,111 +2532,175 @@ kd_uw_keep_profile(struct kd_uw_state *s)
 }
 #endif
 
-/* The walk of 's', in 'slot', is over: keeps its stack and does what the
- * program that began it left to do. */
-static __always_inline int
-kd_uw_done(struct kd_uw_state *s, u32 slot)
+/* Whether the walk 's' begins is the last one of its kind again (see
+ * struct kd_uw_state): the same registers, tables and reads. */
+static __always_inline bool
+kd_uw_cache_hit(struct kd_uw_state *s)
+{
+    if (!s->cached || s->cgen != s->gen || s->cpc != s->pc
+        || s->csp != s->sp || s->cfp != s->fp || s->clr != s->lr) {
+        return false;
+    }
+    for (int i = 0; i < KD_UW_LOG; i++) {
+        u64 v;
+
+        if (i >= s->nreads) {
+            break;
+        }
+        if (bpf_probe_read_user(&v, sizeof v, (void *) s->raddr[i])
+            || v != s->rval[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The walk of 's', of 'kind', is over: keeps its stack, does what the
+ * program that began it left to do, and pops it off the CPU's walks.  A
+ * walk just made ('walked') becomes the cache of its kind, if it can. */
+static __always_inline void
+kd_uw_done(struct kd_uw_state *s, u32 kind, bool walked)
 {
     u32 end = s->stack.end < KD_UW_N_ENDS ? s->stack.end : KD_UW_END_DEPTH;
+    struct kd_uw_stack *st;
+    int zero = 0;
     s32 id = -1;
 
-    s->pending = 0;
+    if (walked) {
+        struct kd_ustack *k = &s->stack;
+
+        k->hash = (k->hash ^ (k->len | ((u64) k->end << 32)))
+                  * 0x100000001b3ULL;
+        k->hash ^= k->hash >> 32;
+        s->cached = k->len && end != KD_UW_END_READ
+                    && s->nreads <= KD_UW_LOG;
+        s->cpc = s->pc0;
+        s->csp = s->sp0;
+        s->cfp = s->fp0;
+        s->clr = s->lr0;
+        s->cgen = s->gen;
+    }
     uw_ends.increment(end);
 #if KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
-    if (slot == KD_UW_SLOT_SYSCALL) {
+    if (kind == KD_UW_FOR_SYSCALL) {
         struct kd_event *event;
 
         if (s->stack.len) {
             id = kd_uw_keep_event(s);
         }
         event = events.ringbuf_reserve(sizeof *event);
-        if (!event) {
+        if (event) {
+            __builtin_memcpy(event, &s->event, sizeof *event);
+            event->user_stack_id = id;
+            events.ringbuf_submit(event, kd_rb_wakeup_flags());
+        } else {
             counters.increment(KD_COUNTER_EVENTS_DROPPED);
-            return 0;
         }
-        __builtin_memcpy(event, &s->event, sizeof *event);
-        event->user_stack_id = id;
-        events.ringbuf_submit(event, kd_rb_wakeup_flags());
-        return 0;
     }
 #endif
 #if KD_WITH_PROFILE || KD_WITH_BLOCKED
-    if (s->stack.len) {
+    if (kind != KD_UW_FOR_SYSCALL && s->stack.len) {
         id = kd_uw_keep_profile(s);
     }
 #endif
 #if KD_WITH_PROFILE
-    if (slot == KD_UW_SLOT_PROFILE) {
+    if (kind == KD_UW_FOR_PROFILE) {
         s->key.user_stack_id = id;
         kd_profile_count(&s->key);
-        return 0;
     }
 #endif
 #if KD_WITH_BLOCKED
-    if (slot == KD_UW_SLOT_SLEEP || slot == KD_UW_SLOT_WAKER) {
+    if (kind == KD_UW_FOR_SLEEP || kind == KD_UW_FOR_WAKER) {
         u32 tid = s->tid;
         struct kd_tstate_gap *g = (struct kd_tstate_gap *) tstate.lookup(&tid);
 
-        if (g && slot == KD_UW_SLOT_SLEEP) {
+        if (g && kind == KD_UW_FOR_SLEEP) {
             g->block.user_stack_id = id;
         } else if (g) {
             g->block.waker_user_stack_id = id;
         }
     }
 #endif
-    return 0;
+    st = uw_stack.lookup(&zero);
+    if (st && st->depth) {
+        st->depth--;
+    }
 }
 
-/* The unwinder of 'slot': KD_UW_FRAMES frames.  Returns true when it
- * must run again, for more (the caller tail-calls it: each kind of
- * program has its own program array, and none may name another's); else
- * the walk is over, and done. */
+/* The unwinder, on the walk this CPU began last: first the cache, else
+ * KD_UW_FRAMES frames.  Returns true when it must run again, for more
+ * (the caller tail-calls it: each kind of program has its own program
+ * array, and none may name another's); else the walk is over, and done
+ * (in one place: the verifier walks each copy of what is inlined). */
 static __always_inline bool
-kd_uw_run(u32 slot)
+kd_uw_run(void)
 {
-    struct kd_uw_state *s = uw_state.lookup(&slot);
+    struct kd_uw_maps *ms = kd_uw_maps();
+    struct kd_uw_state *s;
+    bool over = false, walked = true;
+    u32 kind = 0;
 
-    if (!s || !s->pending) {
+    s = kd_uw_current(&kind);
+    if (!s) {
         return false;
     }
-    for (int i = 0; i < KD_UW_FRAMES; i++) {
-        if (kd_uw_step(s)) {
-            kd_uw_done(s, slot);
-            return false;
+    if (!s->calls) {
+        if (kd_uw_cache_hit(s)) {
+            over = true;
+            walked = false;
+        } else {
+            s->pc0 = s->pc;
+            s->sp0 = s->sp;
+            s->fp0 = s->fp;
+            s->lr0 = s->lr;
+            s->cached = 0;
+            s->nreads = 0;
+            s->exact = 1;
+            s->map = 0;
+            s->stack.hash = 0xcbf29ce484222325ULL;
+            s->stack.len = 0;
+            s->stack.end = KD_UW_END_WHOLE;
         }
     }
-    if (s->calls < KD_UW_CALLS) {
-        s->calls++;
-        return true;
+    if (!over && !ms) {
+        over = kd_uw_end(s, KD_UW_END_NO_MAP);
     }
-    kd_uw_end(s, KD_UW_END_DEPTH);
-    kd_uw_done(s, slot);
+    for (int i = 0; i < KD_UW_FRAMES; i++) {
+        if (over || !ms) {
+            break;
+        }
+        over = kd_uw_step(s, ms);
+    }
+    if (!over) {
+        if (s->calls < KD_UW_CALLS) {
+            s->calls++;
+            return true;
+        }
+        kd_uw_end(s, KD_UW_END_DEPTH);
+    }
+    kd_uw_done(s, kind, walked);
     return false;
 }
 
-/* Whether a walk is under way in 'slot': the program that began it
- * tail-calls its unwinder as its last step. */
-static __always_inline bool
-kd_uw_pending(u32 slot)
-{
-    struct kd_uw_state *s = uw_state.lookup(&slot);
-
-    return s && s->pending;
-}
-
-/* The tail call to the unwinder of 'slot' failed: the walk ends there
- * (before any frame: no stack), the rest is done all the same. */
+/* A tail call to the unwinder failed (never once it is in its program
+ * array, and the calls are fewer than the kernel allows): the walk this
+ * CPU began last is dropped, and counted as a walk with no stack; what it
+ * was for is lost. */
 static __always_inline void
-kd_uw_failed(u32 slot)
+kd_uw_failed(void)
 {
-    struct kd_uw_state *s = uw_state.lookup(&slot);
+    struct kd_uw_stack *st;
+    int zero = 0;
+    u32 kind = 0;
+    struct kd_uw_state *s = kd_uw_current(&kind);
 
-    if (s && s->pending) {
-        if (!s->calls) {
-            s->stack.len = 0;
-        }
-        kd_uw_end(s, s->calls ? KD_UW_END_DEPTH : KD_UW_END_NO_REGS);
-        kd_uw_done(s, slot);
+    if (s) {
+        s->cached = 0;
+    }
+    uw_ends.increment(KD_UW_END_NO_REGS);
+    st = uw_stack.lookup(&zero);
+    if (st && st->depth) {
+        st->depth--;
     }
 }
 
@@ -2519,43 +2708,21 @@ kd_uw_failed(u32 slot)
 int
 kd_uw_profile(struct bpf_perf_event_data *ctx)
 {
-    if (kd_uw_run(KD_UW_SLOT_PROFILE)) {
+    if (kd_uw_run()) {
         uw_perf_progs.call(ctx, 0);
-        kd_uw_failed(KD_UW_SLOT_PROFILE);
+        kd_uw_failed();
     }
     return 0;
 }
 #endif
 
-#if KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS
+#if KD_WITH_BLOCKED || (KD_WITH_SYSCALL_EVENTS && KD_WITH_STACKS)
 int
-kd_uw_syscall(struct bpf_raw_tracepoint_args *ctx)
+kd_uw_raw(struct bpf_raw_tracepoint_args *ctx)
 {
-    if (kd_uw_run(KD_UW_SLOT_SYSCALL)) {
-        uw_progs.call(ctx, KD_UW_SLOT_SYSCALL);
-        kd_uw_failed(KD_UW_SLOT_SYSCALL);
-    }
-    return 0;
-}
-#endif
-
-#if KD_WITH_BLOCKED
-int
-kd_uw_sleep(struct bpf_raw_tracepoint_args *ctx)
-{
-    if (kd_uw_run(KD_UW_SLOT_SLEEP)) {
-        uw_progs.call(ctx, KD_UW_SLOT_SLEEP);
-        kd_uw_failed(KD_UW_SLOT_SLEEP);
-    }
-    return 0;
-}
-
-int
-kd_uw_waker(struct bpf_raw_tracepoint_args *ctx)
-{
-    if (kd_uw_run(KD_UW_SLOT_WAKER)) {
-        uw_progs.call(ctx, KD_UW_SLOT_WAKER);
-        kd_uw_failed(KD_UW_SLOT_WAKER);
+    if (kd_uw_run()) {
+        uw_progs.call(ctx, 0);
+        kd_uw_failed();
     }
     return 0;
 }

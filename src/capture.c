@@ -241,16 +241,15 @@ static int
 kd_capture_load_unwind(struct kd_capture *c,
                        const struct kd_options *options, char **error)
 {
+    /* The unwinder of perf event programs (kd_profile()) and that of raw
+     * tracepoints (sys_exit, sched_switch, sched_waking). */
     static const struct {
         const char *func;
-        uint32_t slot;
-        bool perf;
-        size_t need;
+        const char *array;
+        int type;
     } unwinders[] = {
-        { "kd_uw_profile", 0, true, offsetof(struct kd_needs, profile) },
-        { "kd_uw_syscall", 1, false, offsetof(struct kd_needs, stacks) },
-        { "kd_uw_sleep", 2, false, offsetof(struct kd_needs, blocked) },
-        { "kd_uw_waker", 3, false, offsetof(struct kd_needs, blocked) },
+        { "kd_uw_profile", "uw_perf_progs", BPF_PROG_TYPE_PERF_EVENT },
+        { "kd_uw_raw", "uw_progs", BPF_PROG_TYPE_RAW_TRACEPOINT },
     };
     struct kd_unwind_stats st;
     int err = 0;
@@ -259,21 +258,18 @@ kd_capture_load_unwind(struct kd_capture *c,
         return 0;
     }
     for (size_t i = 0; !err && i < KD_ARRAY_SIZE(unwinders); i++) {
-        const char *array = unwinders[i].perf ? "uw_perf_progs" : "uw_progs";
-        uint32_t key = unwinders[i].perf ? 0 : unwinders[i].slot;
+        uint32_t key = 0;
         int fd;
 
-        if (!*(const bool *) ((const char *) &c->needs
-                              + unwinders[i].need)) {
+        if (!bpf_function_start(c->prog.module, unwinders[i].func)) {
             continue;
         }
         err = kd_program_load(&c->prog, unwinders[i].func,
-                              unwinders[i].perf ? BPF_PROG_TYPE_PERF_EVENT
-                                                : BPF_PROG_TYPE_RAW_TRACEPOINT,
-                              options->debug, &fd, error);
+                              unwinders[i].type, options->debug, &fd, error);
         if (!err
-            && bpf_map_update_elem(kd_program_map_fd(&c->prog, array), &key,
-                                   &fd, 0)) {
+            && bpf_map_update_elem(kd_program_map_fd(&c->prog,
+                                                     unwinders[i].array),
+                                   &key, &fd, 0)) {
             err = errno;
             *error = kd_xasprintf("Failed to set the unwinder %s: %s",
                                   unwinders[i].func, strerror(err));
@@ -282,6 +278,7 @@ kd_capture_load_unwind(struct kd_capture *c,
     if (!err) {
         err = kd_unwind_load(c->unwind,
                              kd_program_map_fd(&c->prog, "uw_maps"),
+                             kd_program_map_fd(&c->prog, "uw_maps_at"),
                              kd_program_map_fd(&c->prog, "uw_pages"),
                              kd_program_map_fd(&c->prog, "uw_rows"), error);
     }

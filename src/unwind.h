@@ -15,7 +15,8 @@
  * one table per file the process runs code of (its executable, its
  * libraries, the vDSO), built from the file's CFI (cfi.c), laid out by
  * uwtable.c, shared by every mapping of the file, and one entry per
- * executable mapping.  Code made at run time (a mapping of no file) gets
+ * executable mapping (KD_UW_MAX_MAPS at most: those beyond are walked as
+ * if in no mapping).  Code made at run time (a mapping of no file) gets
  * an entry without a table: the unwinder follows frame pointers there.
  * The mappings are read again when the unwinder meets an address in none
  * of them (a library loaded later) or when they change. */
@@ -49,10 +50,10 @@ int kd_unwind_create(struct kd_unwind **u, unsigned int pid,
 void kd_unwind_sizes(const struct kd_unwind *, struct kd_source_unwind *);
 
 /* Writes the tables, once built, into the program's maps uw_maps,
- * uw_pages and uw_rows ('maps_fd', 'pages_fd', 'rows_fd').  Returns 0 or
- * a positive errno with a message in '*error'. */
-int kd_unwind_load(struct kd_unwind *, int maps_fd, int pages_fd,
-                   int rows_fd, char **error);
+ * uw_maps_at, uw_pages and uw_rows ('maps_fd', 'maps_at_fd', 'pages_fd',
+ * 'rows_fd').  Returns 0 or a positive errno with a message in '*error'. */
+int kd_unwind_load(struct kd_unwind *, int maps_fd, int maps_at_fd,
+                   int pages_fd, int rows_fd, char **error);
 
 /* Reads the mappings again if 'force' or if they may have changed (at
  * most once a second), and updates the maps: tables for new files,
