@@ -462,22 +462,27 @@ ovs_start() {
 }
 
 # startup_ovs RUN TOOL OPTION...: ours against that ovs-vswitchd: launch
-# to sampling; with stacks (--profile-hz), what its -D line says of the
-# unwind tables.
+# to sampling, peak RSS.  With RUN "stats", a run with -D 32 instead (it
+# compiles with debug information, which takes longer), for what its line
+# says of the unwind tables (--profile-hz).
 startup_ovs() {
-    local run=$1 tool=$2 name start line
+    local run=$1 tool=$2 name start line debug=()
     shift 2
     name=su-ovs-$tool-$run
+    [ "$run" = stats ] && debug=(-D 32)
     if ! run "$name" 120 "${OURS[@]}" -p "$OVS_PID" --sample-time 0.1 \
-            --skip-upcall-stats -D 32 "$@" || [ "$R_STATUS" != 0 ] \
+            --skip-upcall-stats "${debug[@]}" "$@" || [ "$R_STATUS" != 0 ] \
             || ! start=$(ts_line "$WORK/$name.out" "Start sampling"); then
         fail "start-up: ovs-vswitchd, $tool, run $run: status" \
              "${R_STATUS:-?}: $(tail -c 200 "$WORK/$name.err")"
         return 1
     fi
     [ "$run" = warm-up ] && return 0
-    emit 1 ovs "$tool" "$run" start_s "$(calc "$start - $R_LAUNCH")"
-    emit 1 ovs "$tool" "$run" rss_kb "$R_RSS_KB"
+    if [ "$run" != stats ]; then
+        emit 1 ovs "$tool" "$run" start_s "$(calc "$start - $R_LAUNCH")"
+        emit 1 ovs "$tool" "$run" rss_kb "$R_RSS_KB"
+        return 0
+    fi
     line=$(grep -m1 '^kernel_delay: unwind tables:' "$WORK/$name.err")
     [ -n "$line" ] || return 0
     # "... 18 files (0 without CFI, 0 left out), 260511 rows of 589824,
@@ -522,6 +527,7 @@ fig_startup() {
         return
     fi
     startup_ovs warm-up ours-stacks --profile-hz "$PROFILE_HZ"
+    startup_ovs stats ours-stacks --profile-hz "$PROFILE_HZ"
     for i in $(seq "$RUNS"); do
         log "1. start-up, ovs-vswitchd: run $i/$RUNS"
         startup_ovs "$i" ours

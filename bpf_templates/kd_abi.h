@@ -436,6 +436,12 @@ struct kd_uw_page {
     KD_U32 count;
 };
 
+/* uw_maps' key: an address, big-endian, as an LPM trie compares. */
+struct kd_uw_map_key {
+    KD_U32 prefixlen;
+    KD_U8 addr[8];
+};
+
 /* A mapping of the target, [start, end): an address 'a' in it is address
  * a - bias of its file, whose pages from page_lo on are entries page_base
  * on of uw_pages; none (n_pages 0): frame pointers only. */
@@ -449,13 +455,6 @@ struct kd_uw_map {
     KD_U32 pad;
 };
 
-/* The target's executable mappings, by address (a value of uw_maps). */
-#define KD_UW_MAX_MAPS      1024
-struct kd_uw_maps {
-    KD_U32 n;
-    KD_U32 pad;
-    struct kd_uw_map m[KD_UW_MAX_MAPS];
-};
 
 /* How a walk ended (kd_ustack.end): whole, or cut short, and why, as a
  * JSON key and as a text. */

@@ -78,6 +78,7 @@
 #define KD_PROFILE_STACKS_IDS @PROFILE_STACK_IDS@
 #define KD_UW_PAGES         @UW_PAGES@
 #define KD_UW_SHARDS        @UW_SHARDS@
+#define KD_UW_MAPS          @UW_MAPS@
 #define KD_UW_ARM64         @UW_ARM64@
 #define KD_OFF_REGS_PC      @OFF_PT_REGS_PC@
 #define KD_OFF_REGS_SP      @OFF_PT_REGS_SP@
@@ -183,16 +184,11 @@ kd_event_reserve(u32 id, u64 now)
 #define KD_UW_FRAMES        8   /* Frames per program run. */
 #define KD_UW_CALLS         ((KD_UW_DEPTH + KD_UW_FRAMES - 1) / KD_UW_FRAMES)
 #define KD_UW_BISECT        13  /* Steps: 2^13 > the rows of a page. */
-#define KD_UW_MAP_BISECT    10  /* Steps: 2^10 = KD_UW_MAX_MAPS. */
 
-/* A value of uw_rows, KD_UW_SHARD_ROWS rows, and of uw_maps, a struct
- * kd_uw_maps, as bytes (libbcc takes seconds to describe an array of many
- * structs). */
+/* A value of uw_rows, KD_UW_SHARD_ROWS rows, as bytes (libbcc takes
+ * seconds to describe an array of many structs). */
 struct kd_uw_shard {
     u8 raw[KD_UW_SHARD_ROWS * sizeof(struct kd_uw_row)];
-};
-struct kd_uw_maps_raw {
-    u8 raw[sizeof(struct kd_uw_maps)];
 };
 
 #define KD_UW_LOG           64  /* Reads a walk may log (for the cache). */
@@ -220,7 +216,8 @@ struct kd_uw_state {
                              * signal frame). */
     u32 calls;              /* Tail calls made. */
     u32 tid;                /* Whose sleep it is (SLEEP, WAKER). */
-    u32 map;                /* The last mapping found (an index). */
+    struct kd_uw_map map;   /* The last mapping found (most callers are in
+                             * the same file), end 0 for none. */
     struct kd_profile_key key;  /* PROFILE: the count to add. */
     struct kd_event event;      /* SYSCALL: the event to send. */
     struct kd_ustack stack;
@@ -233,9 +230,9 @@ struct kd_uw_stack {
     u32 kinds[KD_UW_SLOTS];
 };
 
-/* The target's mappings, in one of two values: uw_maps_at says which, so
- * that user space writes the other one, then switches. */
-BPF_ARRAY(uw_maps, struct kd_uw_maps_raw, 2);
+/* The target's mappings, by address; uw_maps_at counts their changes (a
+ * walk in other tables is no cache). */
+BPF_LPM_TRIE(uw_maps, struct kd_uw_map_key, struct kd_uw_map, KD_UW_MAPS);
 BPF_ARRAY(uw_maps_at, u64, 1);
 BPF_ARRAY(uw_pages, struct kd_uw_page, KD_UW_PAGES);
 BPF_ARRAY(uw_rows, struct kd_uw_shard, KD_UW_SHARDS);
@@ -2396,52 +2393,25 @@ kd_uw_caller(struct kd_uw_state *s, const struct kd_uw_row *row, bool cfi)
     return 0;
 }
 
-/* The target's mappings as they are now (uw_maps_at says which value of
- * uw_maps), or NULL. */
-static __always_inline struct kd_uw_maps *
-kd_uw_maps(void)
-{
-    int zero = 0;
-    u64 *at = uw_maps_at.lookup(&zero);
-    u32 which;
-
-    if (!at) {
-        return NULL;
-    }
-    which = *at & 1;
-    return (struct kd_uw_maps *) uw_maps.lookup(&which);
-}
-
-/* The mapping of 'ms' that holds 'pc', or NULL: the last one found by the
- * walk first (most callers are in the same file), else a bisection of
- * the mappings, sorted by address. */
+/* The mapping that holds 'pc', or NULL: the last one found by the walk
+ * first, else looked up. */
 static __always_inline struct kd_uw_map *
-kd_uw_find_map(struct kd_uw_state *s, struct kd_uw_maps *ms, u64 pc)
+kd_uw_find_map(struct kd_uw_state *s, u64 pc)
 {
-    struct kd_uw_map *m = &ms->m[s->map & (KD_UW_MAX_MAPS - 1)];
-    u32 lo = 0, hi = ms->n;
+    struct kd_uw_map_key key = { .prefixlen = 64 };
+    u64 be = __builtin_bswap64(pc);
+    struct kd_uw_map *m;
 
-    if (pc >= m->start && pc < m->end) {
-        return m;
+    if (pc >= s->map.start && pc < s->map.end) {
+        return &s->map;
     }
-    for (int i = 0; i < KD_UW_MAP_BISECT; i++) {
-        u32 mid = lo + (hi - lo) / 2;
-
-        if (lo + 1 >= hi) {
-            break;
-        }
-        if (ms->m[mid & (KD_UW_MAX_MAPS - 1)].start <= pc) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    m = &ms->m[lo & (KD_UW_MAX_MAPS - 1)];
-    if (lo >= ms->n || pc < m->start || pc >= m->end) {
+    __builtin_memcpy(key.addr, &be, sizeof key.addr);
+    m = uw_maps.lookup(&key);
+    if (!m) {
         return NULL;
     }
-    s->map = lo;
-    return m;
+    __builtin_memcpy(&s->map, m, sizeof s->map);
+    return &s->map;
 }
 
 /* One frame: keeps s->pc and moves to its caller.  Returns 0, or 1 when
@@ -2449,7 +2419,7 @@ kd_uw_find_map(struct kd_uw_state *s, struct kd_uw_maps *ms, u64 pc)
  * holds is kept only as the first frame: any other came from a rule that
  * did not hold, and would be a made-up frame. */
 static __always_inline int
-kd_uw_step(struct kd_uw_state *s, struct kd_uw_maps *ms)
+kd_uw_step(struct kd_uw_state *s)
 {
     struct kd_ustack *k = &s->stack;
     struct kd_uw_row row = { .cfa = KD_UW_CFA_NONE };
@@ -2460,7 +2430,7 @@ kd_uw_step(struct kd_uw_state *s, struct kd_uw_maps *ms)
     if (!pc) {
         return 1;
     }
-    m = kd_uw_find_map(s, ms, pc);
+    m = kd_uw_find_map(s, pc);
     if (!m && n) {
         counters.increment(KD_COUNTER_UNWIND_NO_MAP);
         return kd_uw_end(s, KD_UW_END_NO_MAP);
@@ -2635,7 +2605,6 @@ kd_uw_done(struct kd_uw_state *s, u32 kind, bool walked)
 static __always_inline bool
 kd_uw_run(void)
 {
-    struct kd_uw_maps *ms = kd_uw_maps();
     struct kd_uw_state *s;
     bool over = false, walked = true;
     u32 kind = 0;
@@ -2656,20 +2625,17 @@ kd_uw_run(void)
             s->cached = 0;
             s->nreads = 0;
             s->exact = 1;
-            s->map = 0;
+            s->map.end = 0;
             s->stack.hash = 0xcbf29ce484222325ULL;
             s->stack.len = 0;
             s->stack.end = KD_UW_END_WHOLE;
         }
     }
-    if (!over && !ms) {
-        over = kd_uw_end(s, KD_UW_END_NO_MAP);
-    }
     for (int i = 0; i < KD_UW_FRAMES; i++) {
-        if (over || !ms) {
+        if (over) {
             break;
         }
-        over = kd_uw_step(s, ms);
+        over = kd_uw_step(s);
     }
     if (!over) {
         if (s->calls < KD_UW_CALLS) {

@@ -84,11 +84,12 @@ kd_source_build(const struct kd_options *options,
                 char **text, char **error)
 {
     struct kd_source_numbers n;
-    char uw_pages[16], uw_shards[16];
+    char uw_maps[16], uw_pages[16], uw_shards[16];
     char *body;
     int err;
 
     kd_source_numbers_init(&n, options, tgid);
+    snprintf(uw_maps, sizeof uw_maps, "%u", unwind ? unwind->maps : 1);
     snprintf(uw_pages, sizeof uw_pages, "%u", unwind ? unwind->pages : 1);
     snprintf(uw_shards, sizeof uw_shards, "%u",
              unwind ? unwind->shards : 1);
@@ -139,6 +140,7 @@ kd_source_build(const struct kd_options *options,
         { "STACK_TRACE_IDS", n.stack_ids },
         { "PROFILE_STACK_IDS", n.profile_stack_ids },
         { "WITH_UNWIND", needs->unwind && unwind ? "1" : "0" },
+        { "UW_MAPS", uw_maps },
         { "UW_PAGES", uw_pages },
         { "UW_SHARDS", uw_shards },
 #if defined(__aarch64__)

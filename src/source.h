@@ -27,8 +27,9 @@
 size_t kd_source_wakeup_events(unsigned int pages);
 
 /* The sizes of the maps of the unwind tables (kd_abi.h), with
- * 'needs->unwind': entries of uw_pages and uw_rows. */
+ * 'needs->unwind': entries of uw_maps, uw_pages and uw_rows. */
 struct kd_source_unwind {
+    unsigned int maps;
     unsigned int pages;
     unsigned int shards;
 };

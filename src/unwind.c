@@ -27,6 +27,9 @@
  * built at the start need, within the bound. */
 #define KD_UW_ROOM_PERCENT  50
 #define KD_UW_ROOM_PAGES    4096
+/* Entries of uw_maps: prefixes of the executable mappings (an LPM trie
+ * allocates the entries it holds only). */
+#define KD_UW_MAP_KEYS      16384
 /* How often the mappings are looked at when nothing asks. */
 #define KD_UW_CHECK_NS      1000000000ull
 
@@ -64,9 +67,11 @@ struct kd_unwind {
     size_t n_files;
     struct kd_uw_mapping *maps;
     size_t n_maps;
+    struct kd_uw_map_key *keys; /* What uw_maps holds now. */
+    size_t n_keys;
     struct kd_uwtable table;
     int maps_fd, maps_at_fd, pages_fd, rows_fd;
-    uint64_t maps_at;           /* The value of uw_maps in use. */
+    uint64_t maps_at;           /* uw_maps' changes (uw_maps_at). */
     uint64_t maps_hash;         /* Of the executable lines of the maps. */
     uint64_t checked_ns;
     uint64_t build_ns;
@@ -412,40 +417,71 @@ kd_uw_write_tables(struct kd_unwind *u, char **error)
 }
 
 static int
-kd_uw_map_cmp(const void *a_, const void *b_)
+kd_uw_key_cmp(const void *a_, const void *b_)
 {
-    const struct kd_uw_map *a = a_, *b = b_;
-
-    return a->start < b->start ? -1 : a->start > b->start;
+    return memcmp(a_, b_, sizeof(struct kd_uw_map_key));
 }
 
-/* Makes uw_maps hold the mappings, sorted by address: written into the
- * value not in use, which is then the one in use (uw_maps_at), so that the
- * unwinder never reads a value half written. */
+/* Makes uw_maps hold the mappings' entries, and no other. */
 static int
 kd_uw_write_maps(struct kd_unwind *u, char **error)
 {
-    struct kd_uw_maps *ms = kd_xcalloc(1, sizeof *ms);
-    uint32_t next = !u->maps_at;
+    struct kd_uw_map_key *keys = NULL;
+    struct kd_uw_map *values = NULL;
+    size_t n = 0, allocated = 0;
     uint32_t zero = 0;
-    uint64_t at = next;
     int err = 0;
 
-    for (size_t i = 0; i < u->n_maps && ms->n < KD_UW_MAX_MAPS; i++) {
-        if (kd_uw_map_value(&u->maps[i], &ms->m[ms->n])) {
-            ms->n++;
+    for (size_t i = 0; i < u->n_maps; i++) {
+        struct kd_uw_map_key k[128];
+        struct kd_uw_map v;
+        size_t nk;
+
+        if (!kd_uw_map_value(&u->maps[i], &v)) {
+            continue;
+        }
+        nk = kd_uwtable_prefixes(u->maps[i].start, u->maps[i].end, k,
+                                 KD_ARRAY_SIZE(k));
+        if (n + nk > allocated) {
+            allocated = 2 * (n + nk);
+            keys = kd_xreallocarray(keys, allocated, sizeof *keys);
+            values = kd_xreallocarray(values, allocated, sizeof *values);
+        }
+        for (size_t j = 0; j < nk; j++) {
+            keys[n] = k[j];
+            values[n++] = v;
         }
     }
-    qsort(ms->m, ms->n, sizeof *ms->m, kd_uw_map_cmp);
-    if (bpf_map_update_elem(u->maps_fd, &next, ms, 0)
-        || bpf_map_update_elem(u->maps_at_fd, &zero, &at, 0)) {
-        err = errno;
-        *error = kd_xasprintf("Failed to write eBPF map 'uw_maps': %s",
-                              strerror(err));
-    } else {
-        u->maps_at = next;
+    /* The entries of mappings gone first, then the others. */
+    qsort(u->keys, u->n_keys, sizeof *u->keys, kd_uw_key_cmp);
+    for (size_t i = 0; i < u->n_keys; i++) {
+        bool kept = false;
+
+        for (size_t j = 0; j < n && !kept; j++) {
+            kept = !kd_uw_key_cmp(&u->keys[i], &keys[j]);
+        }
+        if (!kept) {
+            bpf_map_delete_elem(u->maps_fd, &u->keys[i]);
+        }
     }
-    free(ms);
+    for (size_t i = 0; i < n && !err; i++) {
+        if (bpf_map_update_elem(u->maps_fd, &keys[i], &values[i], 0)) {
+            err = errno;
+            *error = kd_xasprintf("Failed to write eBPF map 'uw_maps': %s",
+                                  strerror(err));
+        }
+    }
+    free(values);
+    free(u->keys);
+    u->keys = keys;
+    u->n_keys = n;
+    /* Walks cached in other tables are no cache any more. */
+    u->maps_at++;
+    if (!err && bpf_map_update_elem(u->maps_at_fd, &zero, &u->maps_at, 0)) {
+        err = errno;
+        *error = kd_xasprintf("Failed to write eBPF map 'uw_maps_at': %s",
+                              strerror(err));
+    }
     return err;
 }
 
@@ -582,6 +618,7 @@ kd_uw_built(struct kd_unwind *u)
 void
 kd_unwind_sizes(const struct kd_unwind *u, struct kd_source_unwind *s)
 {
+    s->maps = KD_UW_MAP_KEYS;
     s->pages = u->table.n_pages;
     s->shards = u->table.n_shards ? u->table.n_shards : 1;
 }
@@ -697,6 +734,7 @@ kd_unwind_destroy(struct kd_unwind *u)
     }
     free(u->files);
     kd_uw_mappings_free(u->maps, u->n_maps);
+    free(u->keys);
     kd_uwtable_destroy(&u->table);
     free(u);
 }

@@ -15,8 +15,7 @@
  * one table per file the process runs code of (its executable, its
  * libraries, the vDSO), built from the file's CFI (cfi.c), laid out by
  * uwtable.c, shared by every mapping of the file, and one entry per
- * executable mapping (KD_UW_MAX_MAPS at most: those beyond are walked as
- * if in no mapping).  Code made at run time (a mapping of no file) gets
+ * executable mapping.  Code made at run time (a mapping of no file) gets
  * an entry without a table: the unwinder follows frame pointers there.
  * The mappings are read again when the unwinder meets an address in none
  * of them (a library loaded later) or when they change. */

@@ -193,3 +193,29 @@ kd_uwtable_clean(struct kd_uwtable *t)
     memset(t->dirty, 0, t->n_shards * sizeof *t->dirty);
     t->dirty_page = t->next_page;
 }
+
+size_t
+kd_uwtable_prefixes(uint64_t start, uint64_t end,
+                    struct kd_uw_map_key *keys, size_t max)
+{
+    size_t n = 0;
+
+    while (start < end) {
+        unsigned int bits = start ? __builtin_ctzll(start) : 64;
+        uint64_t be;
+
+        /* The largest aligned block from 'start' that ends by 'end'. */
+        while (bits && (bits >= 64 || (1ull << bits) > end - start)) {
+            bits--;
+        }
+        if (n == max) {
+            return 0;
+        }
+        keys[n].prefixlen = 64 - bits;
+        be = __builtin_bswap64(start);
+        memcpy(keys[n].addr, &be, sizeof keys[n].addr);
+        n++;
+        start += 1ull << bits;
+    }
+    return n;
+}

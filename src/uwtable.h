@@ -64,4 +64,10 @@ bool kd_uwtable_find(const struct kd_uwtable *,
 /* Marks everything clean (copied into the maps). */
 void kd_uwtable_clean(struct kd_uwtable *);
 
+/* The keys of uw_maps (an LPM trie) that cover the addresses [start, end)
+ * exactly, into 'keys' (of 'max'): returns how many, or 0 if more than
+ * 'max' are needed. */
+size_t kd_uwtable_prefixes(uint64_t start, uint64_t end,
+                           struct kd_uw_map_key *keys, size_t max);
+
 #endif /* uwtable.h */

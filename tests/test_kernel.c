@@ -113,7 +113,7 @@ capture_source(const struct kd_options *o, unsigned int tgid,
                char **text, char **error)
 {
     /* Unwind tables of a few rows: the program's shape is the same. */
-    static const struct kd_source_unwind unwind = { 64, 1 };
+    static const struct kd_source_unwind unwind = { 64, 64, 1 };
     struct kd_needs needs = kd_options_needs(o);
 
     needs.upcalls = needs.upcalls && upcalls;

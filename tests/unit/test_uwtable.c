@@ -4,9 +4,10 @@
  */
 
 /* Unit tests of src/uwtable.c: the rows laid out page by page give the
- * rule the file's table gives at every address; and this program's own
- * stack, unwound in user space from its tables as the eBPF unwinder does,
- * gives the return addresses its functions saw. */
+ * rule the file's table gives at every address; the prefixes of a
+ * mapping cover it exactly; and this program's own stack, unwound in user
+ * space from its tables as the eBPF unwinder does, gives the return
+ * addresses its functions saw. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -166,6 +167,45 @@ test_uwtable_full(void)
     free(addrs);
 }
 
+/* The prefixes of [start, end), as an LPM trie's keys, cover it exactly:
+ * aligned blocks, in order, each from where the last ended. */
+static void
+check_prefixes(uint64_t start, uint64_t end, size_t want)
+{
+    struct kd_uw_map_key keys[128];
+    size_t n = kd_uwtable_prefixes(start, end, keys, KD_ARRAY_SIZE(keys));
+    uint64_t at = start;
+
+    CHECK_INT(n, want);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t be, a, size;
+
+        memcpy(&be, keys[i].addr, sizeof be);
+        a = __builtin_bswap64(be);
+        size = keys[i].prefixlen ? 1ull << (64 - keys[i].prefixlen) : 0;
+        if (!CHECK(a == at) || !CHECK(size && !(a & (size - 1)))) {
+            return;
+        }
+        at += size;
+    }
+    CHECK(at == end);
+}
+
+static void
+test_uwtable_prefixes(void)
+{
+    struct kd_uw_map_key one;
+
+    check_prefixes(0x400000, 0x800000, 1);
+    check_prefixes(0x1000, 0x3000, 2);
+    check_prefixes(0x7f0000001000, 0x7f0000200000, 9);
+    check_prefixes(0x7fff12345000, 0x7fff12347000, 2);
+    check_prefixes(0x7fff12344000, 0x7fff12348000, 1);
+    check_prefixes(0x1000, 0x1000, 0);
+    /* Too many for the room given: none. */
+    CHECK_INT(kd_uwtable_prefixes(0x1000, 0x3000, &one, 1), 0);
+}
+
 /* The eBPF unwinder's walk, in user space: the registers at 'pc', from the
  * tables of this program ('u', 'span', 'bias': its load address less its
  * file's), into 'ras' (of 'max'), the return addresses.  Stops at an
@@ -323,6 +363,7 @@ test_uwtable_unwind_self(void)
 static const struct test tests[] = {
     TEST(test_uwtable_layout),
     TEST(test_uwtable_full),
+    TEST(test_uwtable_prefixes),
     TEST(test_uwtable_unwind_self),
 };
 
