@@ -104,7 +104,13 @@ uw_long_poll() {
     lp_end "$tag"
     lp_check_records "$tag"
     lp_record "$rv"
-    [[ -n $LP_REC ]] || fail "$tag: revalidator2's interval reported"
+    if [[ -z $LP_REC ]]; then
+        fail "$tag: revalidator2's interval reported" "an interval" \
+             "none (job: $WL_REPLY_LINE; revalidator2 $rv is" \
+             "$(cat "/proc/${WL_PID[$id]}/task/$rv/comm" 2>&1); output:" \
+             "$(head -c 400 "$KD_OUT" | tr '\n' ' '))"
+        return 1
+    fi
 }
 
 scenario_unwind_long_poll() {
