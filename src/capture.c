@@ -204,96 +204,6 @@ kd_capture_check_upcalls(struct kd_capture *c)
     }
 }
 
-/* User stacks unwound from the CFI need the target's tables: built here,
- * before the program, which is sized for them.  Without them (the
- * target's mappings cannot be read), frame pointers, as a note says. */
-static void
-kd_capture_unwind_tables(struct kd_capture *c,
-                         const struct kd_options *options, bool from_btf)
-{
-    char *error = NULL;
-
-    if (!c->needs.unwind) {
-        return;
-    }
-    if (!from_btf) {
-        /* The unwinder finds the user registers through the task's BTF
-         * pointer (bpf_get_current_task_btf()). */
-        fprintf(stderr, "kernel_delay: note: user stacks through frame "
-                "pointers: the kernel has no BTF\n");
-        c->needs.unwind = false;
-        return;
-    }
-    if (kd_unwind_create(&c->unwind, c->tgid,
-                         (size_t) options->unwind_mib << 20, &error)) {
-        fprintf(stderr, "kernel_delay: note: user stacks through frame "
-                "pointers: %s\n", error);
-        free(error);
-        c->needs.unwind = false;
-        return;
-    }
-}
-
-/* Loads the unwinders into the program arrays their callers tail-call,
- * and fills the tables' maps.  Before the callers are attached: until
- * then, a caller's tail call would find no unwinder. */
-static int
-kd_capture_load_unwind(struct kd_capture *c,
-                       const struct kd_options *options, char **error)
-{
-    /* The unwinder of perf event programs (kd_profile()) and that of raw
-     * tracepoints (sys_exit, sched_switch, sched_waking). */
-    static const struct {
-        const char *func;
-        const char *array;
-        int type;
-    } unwinders[] = {
-        { "kd_uw_profile", "uw_perf_progs", BPF_PROG_TYPE_PERF_EVENT },
-        { "kd_uw_raw", "uw_progs", BPF_PROG_TYPE_RAW_TRACEPOINT },
-    };
-    struct kd_unwind_stats st;
-    int err = 0;
-
-    if (!c->unwind) {
-        return 0;
-    }
-    for (size_t i = 0; !err && i < KD_ARRAY_SIZE(unwinders); i++) {
-        uint32_t key = 0;
-        int fd;
-
-        if (!bpf_function_start(c->prog.module, unwinders[i].func)) {
-            continue;
-        }
-        err = kd_program_load(&c->prog, unwinders[i].func,
-                              unwinders[i].type, options->debug, &fd, error);
-        if (!err
-            && bpf_map_update_elem(kd_program_map_fd(&c->prog,
-                                                     unwinders[i].array),
-                                   &key, &fd, 0)) {
-            err = errno;
-            *error = kd_xasprintf("Failed to set the unwinder %s: %s",
-                                  unwinders[i].func, strerror(err));
-        }
-    }
-    if (!err) {
-        err = kd_unwind_load(c->unwind,
-                             kd_program_map_fd(&c->prog, "uw_maps"),
-                             kd_program_map_fd(&c->prog, "uw_maps_at"),
-                             kd_program_map_fd(&c->prog, "uw_pages"),
-                             kd_program_map_fd(&c->prog, "uw_rows"), error);
-    }
-    if (!err && options->debug) {
-        kd_unwind_stats(c->unwind, &st);
-        fprintf(stderr, "kernel_delay: unwind tables: %zu mappings, %zu "
-                "files (%zu without CFI, %zu left out), %zu rows of %zu, "
-                "%zu pages, built in %.3f s, %.1f MiB of kernel memory\n",
-                st.mappings, st.files, st.files_no_cfi, st.files_full,
-                st.rows, st.rows_max, st.pages, st.build_ns / 1e9,
-                st.kernel_bytes / 1048576.0);
-    }
-    return err;
-}
-
 /* Builds the program's text for this kernel, the options and the hooks'
  * code into '*text'.  Returns 0 or a positive errno with '*error'. */
 static int
@@ -330,7 +240,7 @@ kd_capture_build(struct kd_capture *c, const struct kd_options *options,
         }
     }
     kd_capture_check_upcalls(c);
-    kd_capture_unwind_tables(c, options, layout.from_btf);
+    kd_capture_unwind_build(c, options, layout.from_btf);
     if (c->unwind) {
         kd_unwind_sizes(c->unwind, &unwind);
     }
@@ -420,7 +330,7 @@ kd_capture_attach(struct kd_capture *c, const struct kd_options *options,
     int err;
 
     clock_gettime(CLOCK_MONOTONIC, &start);
-    err = kd_capture_load_unwind(c, options, error);
+    err = kd_capture_unwind_load(c, options, error);
     if (!err) {
         err = kd_program_attach_raw_tracepoints(&c->prog, options->debug,
                                                 error);
@@ -734,23 +644,6 @@ kd_capture_take_counters(struct kd_capture *c, struct kd_losses *l)
     memcpy(c->counters_seen, now, sizeof now);
 }
 
-/* How the walks of user stacks ended since the last call, into 'l'. */
-static void
-kd_capture_take_uw_ends(struct kd_capture *c, struct kd_losses *l)
-{
-    uint64_t now[KD_UW_N_ENDS];
-
-    if (!c->unwind
-        || kd_map_percpu_sums(kd_program_map_fd(&c->prog, "uw_ends"), now,
-                              KD_UW_N_ENDS, false)) {
-        return;
-    }
-    for (size_t i = 0; i < KD_UW_N_ENDS; i++) {
-        l->user_stacks[i] = now[i] - c->uw_ends_seen[i];
-    }
-    memcpy(c->uw_ends_seen, now, sizeof now);
-}
-
 int
 kd_capture_take_losses(struct kd_capture *c, struct kd_losses *l,
                        char **error)
@@ -769,7 +662,7 @@ kd_capture_take_losses(struct kd_capture *c, struct kd_losses *l,
     }
     kd_capture_take_misses(c, l);
     kd_capture_take_counters(c, l);
-    kd_capture_take_uw_ends(c, l);
+    kd_capture_unwind_losses(c, l);
     l->upcall_module_gone = c->upcall_module_gone ? c->upcall_module : NULL;
     kd_losses_add(&c->total, l);
     return 0;
@@ -846,24 +739,6 @@ kd_capture_collect(struct kd_capture *c, struct kd_sample *s,
     }
 
     return kd_capture_take_losses(c, losses, error);
-}
-
-int
-kd_capture_refresh(struct kd_capture *c, char **error)
-{
-    uint64_t now[KD_N_COUNTERS];
-    bool force = false;
-
-    *error = NULL;
-    if (!c->unwind) {
-        return 0;
-    }
-    if (!kd_map_percpu_sums(c->counters_fd, now, KD_N_COUNTERS, false)
-        && now[KD_COUNTER_UNWIND_NO_MAP] != c->unwind_no_map) {
-        c->unwind_no_map = now[KD_COUNTER_UNWIND_NO_MAP];
-        force = true;
-    }
-    return kd_unwind_refresh(c->unwind, force, error);
 }
 
 void

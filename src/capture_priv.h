@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "options.h"
 #include "program.h"
 #include "unwind.h"
 
@@ -62,5 +63,22 @@ struct kd_tstate_entry {
  * '*v' of '*n'.  Returns 0 or a positive errno with '*error'. */
 int kd_capture_read_tstate(struct kd_capture *, struct kd_tstate_entry **v,
                            size_t *n, char **error);
+
+/* capture_unwind.c: user stacks unwound from the CFI need the target's
+ * tables, built (in a thread) before the program, which is sized for
+ * them; without them (no BTF, the mappings not readable), frame pointers,
+ * as a note says. */
+void kd_capture_unwind_build(struct kd_capture *,
+                             const struct kd_options *options, bool from_btf);
+
+/* Loads the unwinders into the program arrays their callers tail-call and
+ * fills the tables' maps, before the callers are attached.  Returns 0 or a
+ * positive errno with a message in '*error'. */
+int kd_capture_unwind_load(struct kd_capture *, const struct kd_options *,
+                           char **error);
+
+/* How the walks of user stacks ended since the last call, into 'l'. */
+struct kd_losses;
+void kd_capture_unwind_losses(struct kd_capture *, struct kd_losses *l);
 
 #endif /* capture_priv.h */

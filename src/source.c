@@ -38,11 +38,13 @@ struct kd_source_numbers {
     char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
     char cpus[16], ran[16], long_poll[32], profile_stacks[16];
     char stack_ids[16], profile_stack_ids[16];
+    char uw_maps[16], uw_pages[16], uw_shards[16];
 };
 
 static void
 kd_source_numbers_init(struct kd_source_numbers *n,
-                       const struct kd_options *options, unsigned int tgid)
+                       const struct kd_options *options, unsigned int tgid,
+                       const struct kd_source_unwind *unwind)
 {
     unsigned int threads = options->max_threads;
     int poll = kd_syscall_poll_nr();
@@ -74,6 +76,11 @@ kd_source_numbers_init(struct kd_source_numbers *n,
              kd_next_power_of_two(options->stack_trace_size));
     snprintf(n->profile_stack_ids, sizeof n->profile_stack_ids, "%u",
              kd_next_power_of_two(options->stack_trace_size));
+    snprintf(n->uw_maps, sizeof n->uw_maps, "%u", unwind ? unwind->maps : 1);
+    snprintf(n->uw_pages, sizeof n->uw_pages, "%u",
+             unwind ? unwind->pages : 1);
+    snprintf(n->uw_shards, sizeof n->uw_shards, "%u",
+             unwind ? unwind->shards : 1);
 }
 
 int
@@ -84,15 +91,10 @@ kd_source_build(const struct kd_options *options,
                 char **text, char **error)
 {
     struct kd_source_numbers n;
-    char uw_maps[16], uw_pages[16], uw_shards[16];
     char *body;
     int err;
 
-    kd_source_numbers_init(&n, options, tgid);
-    snprintf(uw_maps, sizeof uw_maps, "%u", unwind ? unwind->maps : 1);
-    snprintf(uw_pages, sizeof uw_pages, "%u", unwind ? unwind->pages : 1);
-    snprintf(uw_shards, sizeof uw_shards, "%u",
-             unwind ? unwind->shards : 1);
+    kd_source_numbers_init(&n, options, tgid, unwind);
     const struct kd_subst substs[] = {
         { "INCLUDES", layout->includes },
         { "ABI", kd_bpf_abi },
@@ -140,9 +142,9 @@ kd_source_build(const struct kd_options *options,
         { "STACK_TRACE_IDS", n.stack_ids },
         { "PROFILE_STACK_IDS", n.profile_stack_ids },
         { "WITH_UNWIND", needs->unwind && unwind ? "1" : "0" },
-        { "UW_MAPS", uw_maps },
-        { "UW_PAGES", uw_pages },
-        { "UW_SHARDS", uw_shards },
+        { "UW_MAPS", n.uw_maps },
+        { "UW_PAGES", n.uw_pages },
+        { "UW_SHARDS", n.uw_shards },
 #if defined(__aarch64__)
         { "UW_ARM64", "1" },
 #else
