@@ -196,8 +196,9 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
     /* With BTF, stacks unwound from the CFI, unless --frame-pointers. */
     CHECK(!!bpf_function_start(prog->module, "kd_uw_profile")
           == (shape->profile_hz > 0 && !shape->frame_pointers && !headers));
-    CHECK(!!bpf_function_start(prog->module, "kd_uw_sleep")
-          == (shape->off_cpu && !shape->frame_pointers && !headers));
+    CHECK(!!bpf_function_start(prog->module, "kd_uw_raw")
+          == ((shape->off_cpu || (shape->events && shape->stack_trace_size))
+              && !shape->frame_pointers && !headers));
     CHECK(bpf_function_start(prog->module, "raw_tracepoint__sys_exit"));
     return true;
 }
