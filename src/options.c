@@ -527,79 +527,6 @@ kd_option_apply(struct kd_options *o, const struct kd_option_def *def,
     return def->apply ? def->apply(o, def, arg, out, err) : -1;
 }
 
-/* argparse's test for a negative number, which is a value, not an option:
- * ^-\d+$ or ^-\d*\.\d+$. */
-static bool
-kd_is_negative_number(const char *s)
-{
-    const char *p = s + 1;
-    size_t digits = strspn(p, "0123456789");
-
-    if (s[0] != '-') {
-        return false;
-    }
-    if (digits && !p[digits]) {
-        return true;
-    }
-    p += digits;
-    return p[0] == '.' && p[1] && !p[1 + strspn(p + 1, "0123456789")];
-}
-
-/* argparse takes a word as an option's argument unless it looks like an
- * option: it starts with '-', is not just "-", and is not a negative
- * number. */
-static bool
-kd_looks_like_option(const char *s)
-{
-    return s[0] == '-' && s[1] && !kd_is_negative_number(s);
-}
-
-/* Finds a long option by its name or, as argparse does, by an unambiguous
- * prefix of it.  A prefix that is ambiguous only because of our own
- * options means the one reference option it matches, so that every
- * abbreviation the reference accepts keeps its meaning ("--t" is still
- * --trigger-delta, "--h" still --help).  Returns NULL when there is none,
- * and then sets '*status' to an exit status if the name was ambiguous
- * (reporting it). */
-static const struct kd_option_def *
-kd_find_long(const char *name, size_t len, const char *word, FILE *err,
-             int *status)
-{
-    const struct kd_option_def *found = NULL, *found_ref = NULL;
-    struct kd_ds matches = KD_DS_EMPTY_INITIALIZER;
-    int n = 0, n_ref = 0;
-
-    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_option_defs); i++) {
-        const struct kd_option_def *def = &kd_option_defs[i];
-
-        if (strlen(def->long_name) == len
-            && !strncmp(def->long_name, name, len)) {
-            kd_ds_destroy(&matches);
-            return def;
-        }
-        if (!strncmp(def->long_name, name, len)) {
-            kd_ds_put_format(&matches, "%s--%s", n ? ", " : "",
-                             def->long_name);
-            found = def;
-            n++;
-            if (def->ref) {
-                found_ref = def;
-                n_ref++;
-            }
-        }
-    }
-    if (n > 1 && n_ref == 1) {
-        found = found_ref;
-    } else if (n > 1) {
-        *status = kd_usage_error(&kd_option_table, err,
-                                 "ambiguous option: %s could match %s",
-                                 word, kd_ds_cstr(&matches));
-        found = NULL;
-    }
-    kd_ds_destroy(&matches);
-    return found;
-}
-
 /* The option of long name 'name', which must exist. */
 static const struct kd_option_def *
 kd_find_def(const char *name)
@@ -610,36 +537,6 @@ kd_find_def(const char *name)
         }
     }
     abort();
-}
-
-static const struct kd_option_def *
-kd_find_short(char c)
-{
-    for (size_t i = 0; i < KD_ARRAY_SIZE(kd_option_defs); i++) {
-        if (kd_option_defs[i].short_name == c) {
-            return &kd_option_defs[i];
-        }
-    }
-    return NULL;
-}
-
-/* The option that 'word' (which looks like one) names, and in '*arg' its
- * value if it is attached ("--pid=1", "-p1"), else NULL.  Returns NULL
- * when there is none, and then sets '*status' to an exit status if the
- * name was ambiguous (reporting it). */
-static const struct kd_option_def *
-kd_find_option(const char *word, const char **arg, FILE *err, int *status)
-{
-    if (word[1] == '-') {
-        const char *name = word + 2;
-        const char *eq = strchr(name, '=');
-        size_t len = eq ? (size_t) (eq - name) : strlen(name);
-
-        *arg = eq ? eq + 1 : NULL;
-        return kd_find_long(name, len, word, err, status);
-    }
-    *arg = word[2] ? word + 2 + (word[2] == '=') : NULL;
-    return kd_find_short(word[1]);
 }
 
 /* The value of option 'def', given at argv[*i]: '*arg' if it was attached,
@@ -657,7 +554,7 @@ kd_option_value(const struct kd_option_def *def, int argc, char *argv[],
         return kd_arg_error(err, def, why);
     }
     if (!*arg && def->arg != KD_ARG_NONE && *i + 1 < argc
-        && !kd_looks_like_option(argv[*i + 1])
+        && !kd_usage_looks_like_option(argv[*i + 1])
         && strcmp(argv[*i + 1], "--")) {
         *arg = argv[++*i];
     }
@@ -740,11 +637,12 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
                 kd_add_extra(&extras, argv[i]);
             }
             break;
-        } else if (!kd_looks_like_option(word)) {
+        } else if (!kd_usage_looks_like_option(word)) {
             kd_add_extra(&extras, word);
             continue;
         }
-        def = kd_find_option(word, &arg, err, &status);
+        def = kd_usage_find_option(&kd_option_table, word, &arg, err,
+                                  &status);
         if (status >= 0) {
             break;
         } else if (!def) {

@@ -337,3 +337,107 @@ kd_usage_put_suggestion(const struct kd_option_table *t, struct kd_ds *hints,
     }
     kd_ds_destroy(&names);
 }
+
+/* argparse's test for a negative number, which is a value, not an option:
+ * ^-\d+$ or ^-\d*\.\d+$. */
+static bool
+kd_is_negative_number(const char *s)
+{
+    const char *p = s + 1;
+    size_t digits = strspn(p, "0123456789");
+
+    if (s[0] != '-') {
+        return false;
+    }
+    if (digits && !p[digits]) {
+        return true;
+    }
+    p += digits;
+    return p[0] == '.' && p[1] && !p[1 + strspn(p + 1, "0123456789")];
+}
+
+/* argparse takes a word as an option's argument unless it looks like an
+ * option: it starts with '-', is not just "-", and is not a negative
+ * number. */
+bool
+kd_usage_looks_like_option(const char *s)
+{
+    return s[0] == '-' && s[1] && !kd_is_negative_number(s);
+}
+
+/* Finds a long option by its name or, as argparse does, by an unambiguous
+ * prefix of it.  A prefix that is ambiguous only because of our own
+ * options means the one reference option it matches, so that every
+ * abbreviation the reference accepts keeps its meaning ("--t" is still
+ * --trigger-delta, "--h" still --help).  Returns NULL when there is none,
+ * and then sets '*status' to an exit status if the name was ambiguous
+ * (reporting it). */
+static const struct kd_option_def *
+kd_find_long(const struct kd_option_table *t, const char *name, size_t len,
+             const char *word, FILE *err, int *status)
+{
+    const struct kd_option_def *found = NULL, *found_ref = NULL;
+    struct kd_ds matches = KD_DS_EMPTY_INITIALIZER;
+    int n = 0, n_ref = 0;
+
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kd_option_def *def = &t->defs[i];
+
+        if (strlen(def->long_name) == len
+            && !strncmp(def->long_name, name, len)) {
+            kd_ds_destroy(&matches);
+            return def;
+        }
+        if (!strncmp(def->long_name, name, len)) {
+            kd_ds_put_format(&matches, "%s--%s", n ? ", " : "",
+                             def->long_name);
+            found = def;
+            n++;
+            if (def->ref) {
+                found_ref = def;
+                n_ref++;
+            }
+        }
+    }
+    if (n > 1 && n_ref == 1) {
+        found = found_ref;
+    } else if (n > 1) {
+        *status = kd_usage_error(t, err,
+                                 "ambiguous option: %s could match %s",
+                                 word, kd_ds_cstr(&matches));
+        found = NULL;
+    }
+    kd_ds_destroy(&matches);
+    return found;
+}
+
+static const struct kd_option_def *
+kd_find_short(const struct kd_option_table *t, char c)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->defs[i].short_name == c) {
+            return &t->defs[i];
+        }
+    }
+    return NULL;
+}
+
+/* The option that 'word' (which looks like one) names, and in '*arg' its
+ * value if it is attached ("--pid=1", "-p1"), else NULL.  Returns NULL
+ * when there is none, and then sets '*status' to an exit status if the
+ * name was ambiguous (reporting it). */
+const struct kd_option_def *
+kd_usage_find_option(const struct kd_option_table *t, const char *word,
+                     const char **arg, FILE *err, int *status)
+{
+    if (word[1] == '-') {
+        const char *name = word + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t) (eq - name) : strlen(name);
+
+        *arg = eq ? eq + 1 : NULL;
+        return kd_find_long(t, name, len, word, err, status);
+    }
+    *arg = word[2] ? word + 2 + (word[2] == '=') : NULL;
+    return kd_find_short(t, word[1]);
+}

@@ -140,4 +140,17 @@ bool kd_usage_suggest(const struct kd_option_table *, const char *name,
 void kd_usage_put_suggestion(const struct kd_option_table *,
                              struct kd_ds *hints, const char *word);
 
+/* argparse's test for a word that is an option, not a value: it starts
+ * with '-', is not just "-", and is no negative number. */
+bool kd_usage_looks_like_option(const char *s);
+
+/* The option of table 't' that 'word' (which looks like one) names, by
+ * its name or, as argparse does, by an unambiguous prefix of it, and in
+ * '*arg' its value if it is attached ("--pid=1", "-p1"), else NULL.
+ * Returns NULL when there is none, and then sets '*status' to an exit
+ * status if the name was ambiguous (reporting it on 'err'). */
+const struct kd_option_def *kd_usage_find_option(
+    const struct kd_option_table *t, const char *word, const char **arg,
+    FILE *err, int *status);
+
 #endif /* usage.h */
