@@ -71,6 +71,10 @@ enum kd_event_id {
     KD_EVENT_LONG_POLL_PROGRESS,    /* One still going on, as user space
                                      * reads it from the thread's tstate
                                      * entry (never sent by the program). */
+    KD_EVENT_TRACE,             /* The history of the thread of the long
+                                 * poll interval just sent (--trace-dir):
+                                 * a struct kd_trace_head, then its
+                                 * records. */
 };
 
 /* The maps that can fill up, KD_MAP(ID, NAME): each one counts the
@@ -380,6 +384,73 @@ struct kd_gap_event {
     struct kd_gap_block pending;    /* In progress (never sent by the
                                      * program: 'ts' 0): the sleep it is
                                      * in, if any (--off-cpu). */
+};
+
+/*
+ * The timeline of --trace-dir: per thread of the target, a ring of its
+ * last --trace-history records (map trace_hist, in the order they were
+ * written), what the scheduler, its syscalls and its interrupts did to it.
+ * When a long poll interval is sent, its thread's ring follows it whole
+ * (KD_EVENT_TRACE); one in progress is read from the map.
+ */
+enum kd_trace_kind {
+    KD_TRACE_SWITCH_IN,         /* Got CPU 'cpu'.  'ustack', 'kstack': the
+                                 * stacks of the sleep it ends (--off-cpu),
+                                 * else -1. */
+    KD_TRACE_SWITCH_OUT,        /* Left CPU 'cpu' in state 'arg'
+                                 * (KD_TRACE_OUT_*); 'nr': 1 + the syscall
+                                 * it is in, 0 for none. */
+    KD_TRACE_WAKEUP,            /* Woken ('arg': from KD_TRACE_OUT_SLEEP or
+                                 * KD_TRACE_OUT_STOPPED): waits in the run
+                                 * queue of CPU 'cpu'. */
+    KD_TRACE_WAKER,             /* Being woken, by thread 'arg' of process
+                                 * 'pid' named 'comm', on CPU 'cpu'. */
+    KD_TRACE_MIGRATE,           /* Waiting, moved to the run queue of CPU
+                                 * 'cpu'. */
+    KD_TRACE_SYS_ENTER,         /* Entered syscall 'nr'. */
+    KD_TRACE_SYS_EXIT,          /* Left syscall 'nr'. */
+    KD_TRACE_HARDIRQ,           /* A hard IRQ took its CPU 'cpu' for 'dur'
+                                 * ns, up to 'ts'. */
+    KD_TRACE_SOFTIRQ,           /* A soft IRQ, vector 'arg', likewise. */
+    KD_TRACE_RAN,               /* While it waited, thread 'arg' of process
+                                 * 'pid' named 'comm' held its CPU for 'dur'
+                                 * ns, up to about 'ts' (pid 0xffffffff:
+                                 * not known). */
+    KD_TRACE_SAMPLE,            /* A profile sample on CPU 'cpu', of stacks
+                                 * 'ustack' and 'kstack' (--profile-hz). */
+    KD_TRACE_N_KINDS
+};
+
+/* A thread's state as it leaves its CPU (KD_TRACE_SWITCH_OUT). */
+#define KD_TRACE_OUT_PREEMPTED  0   /* Still runnable: in the run queue. */
+#define KD_TRACE_OUT_SLEEP      1
+#define KD_TRACE_OUT_STOPPED    2
+
+#define KD_TRACE_NOT_KNOWN      0xffffffff
+
+struct kd_trace_rec {
+    KD_U64 ts;
+    KD_U64 dur;
+    KD_U16 kind;                /* enum kd_trace_kind. */
+    KD_U16 cpu;
+    KD_U32 arg;
+    KD_U32 pid;
+    KD_U32 nr;
+    KD_S32 ustack;
+    KD_S32 kstack;
+    char comm[KD_COMM_LEN];
+};
+
+/* The ring of a thread (map trace_hist) is 'written' then its records:
+ * record i (from 0, as written) at i % the ring's size.  Sent with an
+ * interval, it is preceded by this head. */
+struct kd_trace_head {
+    struct kd_event head;       /* id KD_EVENT_TRACE; ts and tid: those of
+                                 * the interval it follows. */
+    KD_U64 start_ns;            /* The interval's start. */
+    KD_U64 written;             /* The ring's count when it was read. */
+    KD_U32 size;                /* Records in the ring (a power of 2). */
+    KD_U32 pad;
 };
 
 /*

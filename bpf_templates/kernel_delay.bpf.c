@@ -36,7 +36,9 @@
  * KD_WITH_BLOCKED, where their threads slept and who woke them (--off-cpu,
  * likewise); KD_WITH_UNWIND, user stacks unwound from the call frame
  * information rather than through frame pointers (unless
- * --frame-pointers).  Every other placeholder is a
+ * --frame-pointers); KD_WITH_TRACE, each thread's last records of what
+ * happened to it, sent with its long poll intervals (--trace-dir, with
+ * KD_WITH_GAPS only).  Every other placeholder is a
  * value, also set once below: the body has none.
  */
 @INCLUDES@
@@ -84,6 +86,7 @@
 #define KD_OFF_REGS_SP      @OFF_PT_REGS_SP@
 #define KD_OFF_REGS_FP      @OFF_PT_REGS_FP@
 #define KD_OFF_REGS_LR      @OFF_PT_REGS_LR@
+#define KD_TRACE_SIZE       @TRACE_HISTORY@
 
 #define KD_WITH_STATS           @WITH_STATS@
 #define KD_WITH_ACCT            @WITH_ACCT@
@@ -98,6 +101,7 @@
 #define KD_WITH_PROFILE         @WITH_PROFILE@
 #define KD_WITH_BLOCKED         @WITH_BLOCKED@
 #define KD_WITH_UNWIND          @WITH_UNWIND@
+#define KD_WITH_TRACE           @WITH_TRACE@
 
 /* Scheduler and interrupt constants; part of the kernel's stable ABI. */
 #define KD_TASK_RUNNING     0x0000
@@ -556,6 +560,79 @@ kd_task_state(void *task)
 }
 
 /*
+ * The timeline of --trace-dir (KD_WITH_TRACE; kd_abi.h): each thread of
+ * the target keeps its last KD_TRACE_SIZE records (a power of 2) in
+ * trace_hist, whose entries, of some kilobytes, are only allocated for
+ * the threads there are (BPF_F_NO_PREALLOC).  A thread's records are made
+ * on the CPU it runs on, but for those of its waits and wake-ups, made
+ * while it does not run: the ring's count is taken atomically.
+ */
+#if KD_WITH_TRACE
+struct kd_trace_ring {
+    u64 written;
+    struct kd_trace_rec recs[KD_TRACE_SIZE];
+};
+
+struct kd_trace_snap {
+    struct kd_trace_head h;
+    struct kd_trace_rec recs[KD_TRACE_SIZE];
+};
+
+BPF_F_TABLE("hash", u32, struct kd_trace_ring, trace_hist, KD_MAX_THREADS,
+            BPF_F_NO_PREALLOC);
+BPF_ARRAY(trace_zero, struct kd_trace_ring, 1);
+
+/* A new record of 'kind' at 'ts' on this CPU in the ring of thread 'tid'
+ * (made if need be), its other fields 0 and its stacks -1; NULL if there
+ * is no room for the thread's ring. */
+static __always_inline struct kd_trace_rec *
+kd_trace_rec(u32 tid, u32 kind, u64 ts)
+{
+    struct kd_trace_ring *r = trace_hist.lookup(&tid);
+    struct kd_trace_rec *rec;
+    int zero = 0;
+    u64 i;
+
+    if (!r) {
+        struct kd_trace_ring *z = trace_zero.lookup(&zero);
+
+        if (z) {
+            trace_hist.insert(&tid, z);
+        }
+        r = trace_hist.lookup(&tid);
+        if (!r) {
+            return NULL;
+        }
+    }
+    i = __sync_fetch_and_add(&r->written, 1);
+    rec = &r->recs[i & (KD_TRACE_SIZE - 1)];
+    rec->ts = ts;
+    rec->dur = 0;
+    rec->kind = kind;
+    rec->cpu = bpf_get_smp_processor_id();
+    rec->arg = 0;
+    rec->pid = 0;
+    rec->nr = 0;
+    rec->ustack = -1;
+    rec->kstack = -1;
+    __builtin_memset(rec->comm, 0, sizeof rec->comm);
+    return rec;
+}
+
+/* A record of 'kind' with 'nr' and 'arg'. */
+static __always_inline void
+kd_trace(u32 tid, u32 kind, u64 ts, u32 nr, u32 arg)
+{
+    struct kd_trace_rec *rec = kd_trace_rec(tid, kind, ts);
+
+    if (rec) {
+        rec->nr = nr;
+        rec->arg = arg;
+    }
+}
+#endif
+
+/*
  * Time accounting and who ran instead (KD_WITH_ACCT).
  *
  * A thread of the target that waits in a CPU's run queue is registered in
@@ -628,6 +705,20 @@ kd_charge(u32 tid, struct kd_tstate *st, u64 ns, const struct kd_holder *h)
     struct kd_gap_detail *d = &g->detail;
     u32 n = d->n_ran, min = 0;
 
+#if KD_WITH_TRACE
+    /* Up to the caller's 'now', a little before this one. */
+    struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_RAN,
+                                            bpf_ktime_get_ns());
+
+    if (rec) {
+        rec->dur = ns;
+        rec->arg = h->known ? h->tid : 0;
+        rec->pid = h->known ? h->pid : KD_TRACE_NOT_KNOWN;
+        if (h->known) {
+            kd_holder_comm(h, rec->comm);
+        }
+    }
+#endif
     if (!g->start_ns) {
         return;
     }
@@ -950,6 +1041,41 @@ kd_gap_syscall(struct kd_tstate *st, u32 nr, u64 now)
     s->blocked_ns += st->acct.v[KD_ACCT_SLEEP] - st->syscall_sleep;
 }
 
+#if KD_WITH_TRACE
+/* Sends the ring of thread 'tid', whose interval from 'start' ends 'now',
+ * before the interval itself: user space has it when the interval
+ * comes. */
+static __always_inline void
+kd_trace_send(u32 tid, u64 start, u64 now)
+{
+    struct kd_trace_ring *r = trace_hist.lookup(&tid);
+    struct kd_trace_snap *snap;
+
+    if (!r) {
+        return;
+    }
+    snap = events.ringbuf_reserve(sizeof *snap);
+    if (!snap) {
+        counters.increment(KD_COUNTER_EVENTS_DROPPED);
+        return;
+    }
+    snap->h.head.ts = now;
+    snap->h.head.tid = tid;
+    snap->h.head.id = KD_EVENT_TRACE;
+    snap->h.head.entry_ts = 0;
+    snap->h.head.syscall = 0;
+    snap->h.head.user_stack_id = -1;
+    snap->h.head.kernel_stack_id = -1;
+    snap->h.head.pad = 0;
+    snap->h.start_ns = start;
+    snap->h.written = r->written;
+    snap->h.size = KD_TRACE_SIZE;
+    snap->h.pad = 0;
+    bpf_probe_read_kernel(snap->recs, sizeof snap->recs, r->recs);
+    events.ringbuf_submit(snap, BPF_RB_NO_WAKEUP);
+}
+#endif
+
 /* Thread 'tid' calls poll() again: its interval, if long, goes to user
  * space. */
 static __always_inline void
@@ -966,6 +1092,9 @@ kd_gap_end(u32 tid, struct kd_tstate *st, u64 now)
     if (now - start <= KD_LONG_POLL_MIN_NS) {
         return;
     }
+#if KD_WITH_TRACE
+    kd_trace_send(tid, start, now);
+#endif
     ev = events.ringbuf_reserve(sizeof *ev);
     if (!ev) {
         counters.increment(KD_COUNTER_EVENTS_DROPPED);
@@ -1055,6 +1184,15 @@ struct bpf_perf_event_data;
 static __always_inline void
 kd_profile_count(struct kd_profile_key *key)
 {
+#if KD_WITH_TRACE
+    struct kd_trace_rec *rec = kd_trace_rec(key->tid, KD_TRACE_SAMPLE,
+                                            bpf_ktime_get_ns());
+
+    if (rec) {
+        rec->ustack = key->user_stack_id;
+        rec->kstack = key->kernel_stack_id;
+    }
+#endif
     struct kd_profile_value one = { .count = 1 };
     bool ok = kd_stack_id_ok(&key->user_stack_id)
               && kd_stack_id_ok(&key->kernel_stack_id)
@@ -1333,6 +1471,9 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     }
     st->syscall_ts = now;
     kd_kernel_begin(st, now);
+#if KD_WITH_TRACE
+    kd_trace(tid, KD_TRACE_SYS_ENTER, now, (u32) ctx->args[1], 0);
+#endif
 #if KD_WITH_GAPS
     /* For the report of an interval still in progress. */
     st->syscall_nr = (u32) ctx->args[1];
@@ -1397,6 +1538,9 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     }
     /* Before the poll() return starts an interval. */
     kd_kernel_end(st, now);
+#if KD_WITH_TRACE
+    kd_trace(tid, KD_TRACE_SYS_EXIT, now, (u32) nr, 0);
+#endif
 #if KD_WITH_GAPS
     if (nr == KD_SYSCALL_POLL) {
         kd_gap_begin(tid, st, now);
@@ -1464,6 +1608,17 @@ kd_wakeup(void *ctx, void *task)
         kd_base_take(st, task);
     }
 
+#if KD_WITH_TRACE
+    if ((st->stop_ts || st->sleep_ts) && !st->ready_ts && !st->run_ts) {
+        struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_WAKEUP, now);
+
+        if (rec) {
+            rec->arg = st->stop_ts ? KD_TRACE_OUT_STOPPED
+                                   : KD_TRACE_OUT_SLEEP;
+            rec->cpu = kd_task_u32(task, KD_OFF_TASK_CPU);
+        }
+    }
+#endif
     /* A stopped thread ends its stop when SIGCONT wakes it up. */
     if (st->stop_ts) {
 #if KD_WITH_STATS
@@ -1508,7 +1663,24 @@ RAW_TRACEPOINT_PROBE(sched_wakeup_new)
     return 0;
 }
 
-#if KD_WITH_BLOCKED
+#if KD_WITH_TRACE
+/* Thread 'tid', asleep or stopped, is being woken by the current task. */
+static __always_inline void
+kd_trace_waker(u32 tid)
+{
+    struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_WAKER,
+                                            bpf_ktime_get_ns());
+    u64 pid_tgid = bpf_get_current_pid_tgid();
+
+    if (rec) {
+        rec->arg = (u32) pid_tgid;
+        rec->pid = pid_tgid >> 32;
+        bpf_get_current_comm(rec->comm, sizeof rec->comm);
+    }
+}
+#endif
+
+#if KD_WITH_BLOCKED || KD_WITH_TRACE
 /* TP_PROTO(struct task_struct *p), in the waker's context: sched_wakeup
  * may come later on the sleeper's CPU, from its idle task, when the waker
  * queued the wake-up there (an idle CPU activates its own wakees). */
@@ -1526,9 +1698,16 @@ RAW_TRACEPOINT_PROBE(sched_waking)
 #endif
 
     st = kd_tstate_find(tid);
+#if KD_WITH_TRACE
+    if (st && (st->sleep_ts || st->stop_ts)) {
+        kd_trace_waker(tid);
+    }
+#endif
+#if KD_WITH_BLOCKED
     if (st && st->sleep_ts) {
         kd_block_waker(ctx, tid, st);
     }
+#endif
 #if KD_WITH_UNWIND
     if (kd_uw_depth() > uw_depth) {
         uw_progs.call(ctx, 0);
@@ -1572,6 +1751,13 @@ RAW_TRACEPOINT_PROBE(sched_migrate_task)
         }
     }
     kd_wait_begin(tid, st, (u32) ctx->args[1], now);
+#if KD_WITH_TRACE
+    struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_MIGRATE, now);
+
+    if (rec) {
+        rec->cpu = (u32) ctx->args[1];
+    }
+#endif
     return 0;
 }
 #endif
@@ -1860,12 +2046,36 @@ kd_switch_out(void *ctx, u32 tid, void *task, bool preempt, u32 cpu,
     if (!runnable && !stopped) {
         kd_block_begin(ctx, st, now);
     }
+#if KD_WITH_TRACE
+    kd_trace(tid, KD_TRACE_SWITCH_OUT, now,
+             st->syscall_ts ? st->syscall_nr + 1 : 0,
+             runnable ? KD_TRACE_OUT_PREEMPTED
+             : stopped ? KD_TRACE_OUT_STOPPED : KD_TRACE_OUT_SLEEP);
+#endif
     if (st->run_ts) {
         kd_run_end(tid, st, now);
     }
     st->flags |= KD_TSTATE_SWITCHED;
     kd_base_take(st, task);
 }
+
+#if KD_WITH_TRACE
+/* Thread 'tid' gets its CPU now: with the stacks of the sleep it ends,
+ * if they were taken. */
+static __always_inline void
+kd_trace_switch_in(u32 tid, struct kd_tstate *st, u64 now)
+{
+    struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_SWITCH_IN, now);
+#if KD_WITH_BLOCKED
+    struct kd_gap_block *b = &((struct kd_tstate_gap *) st)->block;
+
+    if (rec && b->ts) {
+        rec->ustack = b->user_stack_id;
+        rec->kstack = b->kernel_stack_id;
+    }
+#endif
+}
+#endif
 
 /* Thread 'tid' of the target gets CPU 'cpu' now. */
 static __always_inline void
@@ -1880,6 +2090,9 @@ kd_switch_in(u32 tid, u32 cpu, u64 now)
         kd_ready_end(tid, st, now);
     }
     kd_acct_switch_in(tid, st, cpu, now);
+#if KD_WITH_TRACE
+    kd_trace_switch_in(tid, st, now);
+#endif
     kd_block_end(tid, st, now);
     if (st->run_ts) {
         /* Its last switch out was not seen. */
@@ -1966,6 +2179,9 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
 #if KD_WITH_GAPS
     tstate.delete(&tid);
 #endif
+#if KD_WITH_TRACE
+    trace_hist.delete(&tid);
+#endif
     return 0;
 }
 
@@ -2032,6 +2248,14 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     /* The CPU was taken from the thread, whether the handler had work. */
     st->acct.v[KD_ACCT_HARDIRQ] += delta;
 #endif
+#if KD_WITH_TRACE
+    struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_HARDIRQ,
+                                            st->hardirq_ts + delta);
+
+    if (rec) {
+        rec->dur = delta;
+    }
+#endif
     st->hardirq_ts = 0;
     return 0;
 }
@@ -2093,6 +2317,15 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     u64 nested = st->acct.v[KD_ACCT_HARDIRQ] - st->softirq_hardirq;
 
     st->acct.v[KD_ACCT_SOFTIRQ] += delta > nested ? delta - nested : 0;
+#endif
+#if KD_WITH_TRACE
+    struct kd_trace_rec *rec = kd_trace_rec(tid, KD_TRACE_SOFTIRQ,
+                                            st->softirq_ts + delta);
+
+    if (rec) {
+        rec->dur = delta;
+        rec->arg = st->softirq_vec;
+    }
 #endif
     st->softirq_ts = 0;
     return 0;

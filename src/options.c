@@ -43,6 +43,10 @@ const struct kd_options kd_options_defaults = {
     .long_poll = false,
     .long_poll_ns = KD_LONG_POLL_DEFAULT_NS,
     .unwind_mib = KD_UNWIND_DEFAULT_MIB,
+    .trace_history = KD_TRACE_HISTORY_DEFAULT,
+    .trace_max_mib = KD_TRACE_MIB_DEFAULT,
+    .trace_max_files = KD_TRACE_FILES_DEFAULT,
+    .on_long_poll_period_ns = KD_ON_LONG_POLL_PERIOD_DEFAULT_NS,
 };
 
 static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
@@ -253,6 +257,48 @@ static const struct kd_option_def kd_option_defs[] = {
                 "user stacks may take, in MiB (1 to 4096, default\n"
                 "64)",
     }, {
+        .long_name = "trace-dir",
+        .arg = KD_ARG_REQUIRED, .metavar = "DIR",
+        KD_STRING(trace_dir), .watch_only = true,
+        .help = "Write, for each long poll interval reported, a\n"
+                "trace that ui.perfetto.dev opens into DIR: the\n"
+                "thread's states, syscalls, wake-ups and history",
+    }, {
+        .long_name = "trace-history",
+        .arg = KD_ARG_REQUIRED, .metavar = "N",
+        .apply = kd_apply_pages,
+        .field = KD_FIELD(trace_history, unsigned int),
+        .min = KD_MIN_TRACE_HISTORY, .max = KD_MAX_TRACE_HISTORY,
+        .watch_only = true,
+        .help = "With --trace-dir: keep the last N records of each\n"
+                "thread in the kernel (16 to 4096, rounded up to a\n"
+                "power of 2), default 256",
+    }, {
+        .long_name = "trace-max-mib",
+        .arg = KD_ARG_REQUIRED, .metavar = "MIB",
+        KD_UINT(trace_max_mib, 1, KD_MAX_TRACE_MIB), .watch_only = true,
+        .help = "With --trace-dir: remove the oldest traces to keep\n"
+                "them under MIB MiB, default 64",
+    }, {
+        .long_name = "trace-max-files",
+        .arg = KD_ARG_REQUIRED, .metavar = "N",
+        KD_UINT(trace_max_files, 1, KD_MAX_TRACE_FILES), .watch_only = true,
+        .help = "With --trace-dir: remove the oldest traces to keep\n"
+                "N at most, default 256",
+    }, {
+        .long_name = "on-long-poll",
+        .arg = KD_ARG_REQUIRED, .metavar = "CMD",
+        KD_STRING(on_long_poll), .watch_only = true,
+        .help = "Run CMD with /bin/sh -c when an interval is\n"
+                "reported, its facts in KD_* environment variables;\n"
+                "one at a time; see kernel_delay(8)",
+    }, {
+        .long_name = "on-long-poll-period",
+        .arg = KD_ARG_REQUIRED, .metavar = "DURATION",
+        KD_DURATION_NS(on_long_poll_period_ns, 0), .watch_only = true,
+        .help = "Start --on-long-poll's CMD at most once per\n"
+                "DURATION (ns, or with a unit: 30s), default 60s",
+    }, {
         .long_name = "version",
         .apply = kd_apply_version, KD_SETS(version),
         .help = "show the program's version, the libbcc and libbpf\n"
@@ -307,6 +353,8 @@ kd_options_needs(const struct kd_options *o)
     needs.blocked = o->off_cpu && o->stack_trace_size > 0;
     needs.unwind = (needs.stacks || needs.profile || needs.blocked)
                    && !o->frame_pointers;
+    needs.trace = o->long_poll && o->trace_dir;
+    needs.trace_history = needs.trace ? o->trace_history : 0;
     needs.stats = !o->long_poll;
     /* --off-cpu follows the sleeps the accounts see. */
     needs.acct = o->long_poll || o->summary || o->json || needs.blocked;
@@ -617,6 +665,31 @@ kd_check_conflicts(const int given_at[KD_N_OPTIONS], FILE *err)
     return -1;
 }
 
+/* The options that mean something only with another one: "argument
+ * --trace-history: requires --trace-dir". */
+static int
+kd_check_requires(const int given_at[KD_N_OPTIONS], FILE *err)
+{
+    static const char *const requires[][2] = {
+        { "trace-history", "trace-dir" },
+        { "trace-max-mib", "trace-dir" },
+        { "trace-max-files", "trace-dir" },
+        { "on-long-poll-period", "on-long-poll" },
+    };
+
+    for (size_t i = 0; i < KD_ARRAY_SIZE(requires); i++) {
+        const struct kd_option_def *a = kd_find_def(requires[i][0]);
+        const struct kd_option_def *b = kd_find_def(requires[i][1]);
+        char why[64];
+
+        if (given_at[a - kd_option_defs] && !given_at[b - kd_option_defs]) {
+            snprintf(why, sizeof why, "requires --%s", b->long_name);
+            return kd_arg_error(err, a, why);
+        }
+    }
+    return -1;
+}
+
 int
 kd_options_parse(struct kd_options *options, int argc, char *argv[],
                  FILE *out, FILE *err)
@@ -666,6 +739,9 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
         && !options->off_cpu) {
         status = kd_arg_error(err, kd_find_def("folded"),
                               "requires --profile-hz or --off-cpu");
+    }
+    if (status < 0) {
+        status = kd_check_requires(given_at, err);
     }
     if (status < 0 && !options->node_name) {
         const char *node = getenv("KD_NODE_NAME");

@@ -48,6 +48,13 @@ struct kd_options {
     const char *folded;             /* --folded: the file, or NULL. */
     bool frame_pointers;            /* --frame-pointers. */
     unsigned int unwind_mib;        /* --unwind-memory. */
+    const char *trace_dir;          /* --trace-dir: where, or NULL. */
+    unsigned int trace_history;     /* --trace-history: records per
+                                     * thread, a power of 2. */
+    unsigned int trace_max_mib;     /* --trace-max-mib. */
+    unsigned int trace_max_files;   /* --trace-max-files. */
+    const char *on_long_poll;       /* --on-long-poll: the command. */
+    uint64_t on_long_poll_period_ns;    /* --on-long-poll-period. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };
@@ -65,6 +72,14 @@ extern const struct kd_options kd_options_defaults;
 #define KD_MAX_PROFILE_HZ     10000u
 #define KD_MAX_UNWIND_MIB     4096u
 #define KD_UNWIND_DEFAULT_MIB 64u
+#define KD_MIN_TRACE_HISTORY  16u
+#define KD_MAX_TRACE_HISTORY  4096u
+#define KD_TRACE_HISTORY_DEFAULT 256u
+#define KD_MAX_TRACE_MIB      (1u << 20)
+#define KD_TRACE_MIB_DEFAULT  64u
+#define KD_MAX_TRACE_FILES    1000000u
+#define KD_TRACE_FILES_DEFAULT 256u
+#define KD_ON_LONG_POLL_PERIOD_DEFAULT_NS 60000000000ull
 
 /* --long-poll-events without a value: OVS's own threshold for its
  * "Unreasonably long poll interval" warning, 1 s. */
@@ -106,6 +121,9 @@ struct kd_needs {
     unsigned int profile_hz;    /* Its rate, when 'profile'. */
     bool blocked;           /* Where their threads slept, and who woke
                              * them (--off-cpu). */
+    bool trace;             /* Each thread's history, sent with its long
+                             * poll intervals (--trace-dir). */
+    unsigned int trace_history; /* Its records per thread, when 'trace'. */
     bool unwind;            /* The user stacks of these (-s, --profile-hz,
                              * --off-cpu) unwound from the CFI (not with
                              * --frame-pointers). */

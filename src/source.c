@@ -38,7 +38,7 @@ struct kd_source_numbers {
     char pages[16], stacks[16], min_ns[32], hists[16], wakeup[24];
     char cpus[16], ran[16], long_poll[32], profile_stacks[16];
     char stack_ids[16], profile_stack_ids[16];
-    char uw_maps[16], uw_pages[16], uw_shards[16];
+    char uw_maps[16], uw_pages[16], uw_shards[16], trace[16];
 };
 
 static void
@@ -81,6 +81,8 @@ kd_source_numbers_init(struct kd_source_numbers *n,
              unwind ? unwind->pages : 1);
     snprintf(n->uw_shards, sizeof n->uw_shards, "%u",
              unwind ? unwind->shards : 1);
+    snprintf(n->trace, sizeof n->trace, "%u",
+             kd_next_power_of_two(options->trace_history));
 }
 
 int
@@ -154,6 +156,8 @@ kd_source_build(const struct kd_options *options,
         { "OFF_PT_REGS_SP", layout->regs_sp },
         { "OFF_PT_REGS_FP", layout->regs_fp },
         { "OFF_PT_REGS_LR", layout->regs_lr },
+        { "WITH_TRACE", needs->trace ? "1" : "0" },
+        { "TRACE_HISTORY", n.trace },
     };
     err = kd_template_expand(kd_bpf_template, substs, KD_ARRAY_SIZE(substs),
                              &body, error);

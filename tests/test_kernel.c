@@ -53,33 +53,38 @@ struct shape {
     unsigned int profile_hz;    /* --profile-hz */
     bool off_cpu;               /* --off-cpu */
     bool frame_pointers;        /* --frame-pointers */
+    bool trace;                 /* --trace-dir */
 };
 
 static const struct shape shapes[] = {
     { "default", true, false, 4096, false, false, false, false, false, 0,
-      false, false },
+      false, false, false },
     { "skip-upcall-stats", false, false, 4096, false, false, false, false,
-      false, 0, false, false },
+      false, 0, false, false, false },
     { "everything", true, true, 4096, true, true, true, true, false, 0,
-      false, false },
+      false, false, false },
     { "events without stacks", true, true, 0, false, false, false, false,
-      false, 0, false, false },
+      false, 0, false, false, false },
     { "start trigger only", true, false, 4096, false, true, false, false,
-      false, 0, false, false },
+      false, 0, false, false, false },
     { "stop trigger only", true, false, 4096, false, false, true, false,
-      false, 0, false, false },
+      false, 0, false, false, false },
     { "summary", true, false, 4096, false, false, false, true, false, 0,
-      false, false },
+      false, false, false },
     { "long poll events", false, false, 4096, false, false, false, false,
-      true, 0, false, false },
+      true, 0, false, false, false },
     { "long poll events profiled", false, false, 4096, false, false, false,
-      false, true, 99, false, false },
+      false, true, 99, false, false, false },
     { "long poll events off cpu", false, false, 4096, false, false, false,
-      false, true, 99, true, false },
+      false, true, 99, true, false, false },
     { "sample profiled off cpu", true, true, 4096, false, false, false,
-      false, false, 99, true, false },
+      false, false, 99, true, false, false },
     { "frame pointers", true, true, 4096, false, false, false, false, false,
-      99, true, true },
+      99, true, true, false },
+    { "long poll events traced", false, false, 4096, false, false, false,
+      false, true, 0, false, false, true },
+    { "long poll events traced with stacks", false, false, 4096, false,
+      false, false, false, true, 99, true, false, true },
 };
 
 /* Shapes by name, for the tests that run them. */
@@ -143,6 +148,7 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
     o.profile_hz = shape->profile_hz;
     o.off_cpu = shape->off_cpu;
     o.frame_pointers = shape->frame_pointers;
+    o.trace_dir = shape->trace ? "/nonexistent" : NULL;
 
     *prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     if (!CHECK_INT(kd_layout_init(&layout, headers, &error), 0)

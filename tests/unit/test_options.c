@@ -51,7 +51,10 @@
     "                    [--wait-target] [--node-name NAME] "            \
     "[--profile-hz HZ]\n"                                               \
     "                    [--off-cpu] [--folded FILE] [--frame-pointers]\n" \
-    "                    [--unwind-memory MIB] [--version]\n"
+    "                    [--unwind-memory MIB] [--trace-dir DIR]\n"    \
+    "                    [--trace-history N] [--trace-max-mib MIB]\n"  \
+    "                    [--trace-max-files N] [--on-long-poll CMD]\n" \
+    "                    [--on-long-poll-period DURATION] [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -154,6 +157,27 @@ static const char help_rest[] =
     "  --unwind-memory MIB   The most kernel memory the tables that unwind\n"
     "                        user stacks may take, in MiB (1 to 4096, default\n"
     "                        64)\n"
+    "  --trace-dir DIR       Write, for each long poll interval reported, a\n"
+    "                        trace that ui.perfetto.dev opens into DIR: the\n"
+    "                        thread's states, syscalls, wake-ups and history\n"
+    "  --trace-history N     With --trace-dir: keep the last N records of "
+    "each\n"
+    "                        thread in the kernel (16 to 4096, rounded up to "
+    "a\n"
+    "                        power of 2), default 256\n"
+    "  --trace-max-mib MIB   With --trace-dir: remove the oldest traces to "
+    "keep\n"
+    "                        them under MIB MiB, default 64\n"
+    "  --trace-max-files N   With --trace-dir: remove the oldest traces to "
+    "keep\n"
+    "                        N at most, default 256\n"
+    "  --on-long-poll CMD    Run CMD with /bin/sh -c when an interval is\n"
+    "                        reported, its facts in KD_* environment "
+    "variables;\n"
+    "                        one at a time; see kernel_delay(8)\n"
+    "  --on-long-poll-period DURATION\n"
+    "                        Start --on-long-poll's CMD at most once per\n"
+    "                        DURATION (ns, or with a unit: 30s), default 60s\n"
     "  --version             show the program's version, the libbcc and "
     "libbpf\n"
     "                        it runs with and the kernel features it finds\n"
@@ -1173,6 +1197,58 @@ test_options_profile_hz(void)
                       "--folded", "/tmp/f", NULL);
 }
 
+/* --trace-dir and --on-long-poll: with --long-poll-events; their
+ * companions only with them; the history rounded up to a power of 2, and
+ * in the program only with a trace. */
+static void
+test_options_evidence(void)
+{
+    struct kd_options o;
+    struct kd_needs needs;
+
+    PARSE_OK(&o, "--long-poll-events", NULL);
+    CHECK(!o.trace_dir && !o.on_long_poll);
+    CHECK_INT(o.trace_history, 256);
+    CHECK_INT(o.trace_max_mib, 64);
+    CHECK_INT(o.trace_max_files, 256);
+    CHECK_UINT(o.on_long_poll_period_ns, 60000000000ull);
+    needs = kd_options_needs(&o);
+    CHECK(!needs.trace);
+    CHECK_INT(needs.trace_history, 0);
+    PARSE_OK(&o, "--long-poll-events", "--trace-dir", "/tmp/t",
+             "--trace-history", "100", "--trace-max-mib", "2",
+             "--trace-max-files", "3", NULL);
+    CHECK_STR(o.trace_dir, "/tmp/t");
+    CHECK_INT(o.trace_history, 128);
+    CHECK_INT(o.trace_max_mib, 2);
+    CHECK_INT(o.trace_max_files, 3);
+    needs = kd_options_needs(&o);
+    CHECK(needs.trace && needs.gaps);
+    CHECK_INT(needs.trace_history, 128);
+    PARSE_OK(&o, "--long-poll-events", "--on-long-poll", "true",
+             "--on-long-poll-period", "2s", NULL);
+    CHECK_STR(o.on_long_poll, "true");
+    CHECK_UINT(o.on_long_poll_period_ns, 2000000000ull);
+    CHECK(!kd_options_needs(&o).trace);
+    CHECK_USAGE_ERROR("argument --trace-dir: requires --long-poll-events",
+                      "--trace-dir", "/tmp/t", NULL);
+    CHECK_USAGE_ERROR("argument --on-long-poll: requires "
+                      "--long-poll-events", "--on-long-poll", "true", NULL);
+    CHECK_USAGE_ERROR("argument --trace-history: requires --trace-dir",
+                      "--long-poll-events", "--trace-history", "64", NULL);
+    CHECK_USAGE_ERROR("argument --trace-max-files: requires --trace-dir",
+                      "--long-poll-events", "--trace-max-files", "9", NULL);
+    CHECK_USAGE_ERROR("argument --on-long-poll-period: requires "
+                      "--on-long-poll", "--long-poll-events",
+                      "--on-long-poll-period", "1s", NULL);
+    CHECK_USAGE_ERROR("argument --trace-history: must be at least 16",
+                      "--long-poll-events", "--trace-dir", "/t",
+                      "--trace-history", "15", NULL);
+    CHECK_USAGE_ERROR("argument --trace-history: must be at most 4096",
+                      "--long-poll-events", "--trace-dir", "/t",
+                      "--trace-history", "4097", NULL);
+}
+
 /* --wait-target: only with --long-poll-events, never with -p or --tid (a
  * restarted ovs-vswitchd has new IDs); --node-name
  * and its default from $KD_NODE_NAME. */
@@ -1642,6 +1718,7 @@ static const struct test tests[] = {
     TEST(test_options_max_threads),
     TEST(test_options_ours),
     TEST(test_options_long_poll),
+    TEST(test_options_evidence),
     TEST(test_options_durations),
     TEST(test_options_suggest),
 };
