@@ -49,6 +49,8 @@ KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/capture.c src/capture_unwind.c src/stackmaps.c src/source.c \
 	src/host.c src/hook.c src/events.c src/symbols.c src/snapshot.c \
 	src/waiter.c src/sampler.c src/stacks.c src/unwind.c src/attach.c
+# The evidence of long poll intervals (--trace-dir, --on-long-poll).
+CORE_SRCS += src/trace.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
