@@ -50,7 +50,7 @@ KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/host.c src/hook.c src/events.c src/symbols.c src/snapshot.c \
 	src/waiter.c src/sampler.c src/stacks.c src/unwind.c src/attach.c
 # The evidence of long poll intervals (--trace-dir, --on-long-poll).
-CORE_SRCS += src/trace.c
+CORE_SRCS += src/trace.c src/tracedir.c src/action.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 
