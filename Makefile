@@ -51,6 +51,7 @@ KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/waiter.c src/sampler.c src/stacks.c src/unwind.c src/attach.c
 # The evidence of long poll intervals (--trace-dir, --on-long-poll).
 CORE_SRCS += src/trace.c src/tracedir.c src/action.c
+KERNEL_SRCS += src/capture_trace.c src/evidence.c
 CORE_OBJS = $(CORE_SRCS:src/%.c=build/%.o)
 KERNEL_OBJS = $(KERNEL_SRCS:src/%.c=build/%.o) build/template_data.o
 

@@ -22,6 +22,7 @@
 #include "options.h"
 #include "output.h"
 #include "sample.h"
+#include "evidence.h"
 #include "sampler.h"
 #include "symbols.h"
 #include "target.h"
@@ -178,6 +179,7 @@ kd_attach_run(const struct kd_options *options,
 {
     const char *triggers[2] = { options->start_trigger,
                                 options->stop_trigger };
+    struct kd_evidence evidence = { .options = NULL };
     struct kd_thread_filter filter;
     struct kd_waiter waiter;
     char *error = NULL;
@@ -199,6 +201,10 @@ kd_attach_run(const struct kd_options *options,
         kd_output_error(output, "%s\n", error);
         status = EX_OSFILE;
     }
+    if (!status && (options->trace_dir || options->on_long_poll)
+        && kd_evidence_init(&evidence, options, output)) {
+        status = EX_CANTCREAT;
+    }
     if (!status) {
         struct kd_needs needs = kd_options_needs(options);
         struct kd_sampler sampler = {
@@ -206,6 +212,7 @@ kd_attach_run(const struct kd_options *options,
             .output = output,
             .filter = &filter,
             .waiter = &waiter,
+            .evidence = evidence.options ? &evidence : NULL,
         };
 
         /* Before anything is attached: the kernel's symbols, read once
@@ -218,6 +225,9 @@ kd_attach_run(const struct kd_options *options,
             output->target(output, KD_TARGET_WAITING, 0);
         }
         status = kd_attach_loop(&sampler, tgid, capture, hooks);
+        if (sampler.evidence) {
+            kd_evidence_destroy(&evidence);
+        }
     }
 
     kd_waiter_destroy(&waiter);

@@ -80,6 +80,17 @@ int kd_capture_open_gaps(struct kd_capture *, uint64_t now, uint64_t min_ns,
                          struct kd_gap_event **events, size_t *n,
                          char **error);
 
+/* --trace-dir: the history of the thread of long poll interval 'gap', as
+ * its ring was when the interval ended (sent with it) or, in progress,
+ * now (read from the map): its records oldest first in a new array
+ * '*recs' of '*n', and how many older ones it lost, '*lost'.  Returns 0;
+ * ENOENT if there is none (no room for the thread's ring, or --trace-dir
+ * is off); or another positive errno with a message in '*error'. */
+struct kd_gap;
+int kd_capture_trace_history(struct kd_capture *, const struct kd_gap *gap,
+                             struct kd_trace_rec **recs, size_t *n,
+                             uint64_t *lost, char **error);
+
 /* Keeps the unwind tables up to date with the target's mappings: reads
  * them again when the unwinder met an address in none of them (a library
  * loaded since), or once a second.  Called every time the loops wake up.

@@ -64,6 +64,48 @@ kd_event_state_add_gap(struct kd_event_state *state,
     state->gaps[state->n_gaps++] = *event;
 }
 
+void
+kd_event_state_add_trace(struct kd_event_state *state, const void *data,
+                         size_t size)
+{
+    struct kd_trace_sent *t;
+
+    if (state->n_traces == KD_EVENTS_TRACES) {
+        free(state->traces[0].data);
+        memmove(state->traces, state->traces + 1,
+                --state->n_traces * sizeof *state->traces);
+    }
+    state->traces = kd_xreallocarray(state->traces, state->n_traces + 1,
+                                     sizeof *state->traces);
+    t = &state->traces[state->n_traces++];
+    t->data = kd_xmalloc(size);
+    t->size = size;
+    memcpy(t->data, data, size);
+}
+
+bool
+kd_event_state_take_trace(struct kd_event_state *state, uint32_t tid,
+                          uint64_t end_ns, struct kd_trace_sent *sent)
+{
+    for (size_t i = 0; i < state->n_traces; i++) {
+        struct kd_trace_head h;
+
+        memcpy(&h, state->traces[i].data, sizeof h);
+        if (h.head.tid != tid || h.head.ts != end_ns) {
+            continue;
+        }
+        *sent = state->traces[i];
+        for (size_t j = 0; j < i; j++) {
+            free(state->traces[j].data);
+        }
+        state->n_traces -= i + 1;
+        memmove(state->traces, state->traces + i + 1,
+                state->n_traces * sizeof *state->traces);
+        return true;
+    }
+    return false;
+}
+
 static int
 kd_events_cb(void *ctx, void *data, size_t size)
 {
@@ -74,6 +116,12 @@ kd_events_cb(void *ctx, void *data, size_t size)
         return 0;
     }
     memcpy(&event, data, sizeof event);
+    if (event.id == KD_EVENT_TRACE) {
+        if (size >= sizeof(struct kd_trace_head)) {
+            kd_event_state_add_trace(&events->state, data, size);
+        }
+        return 0;
+    }
     if (event.id == KD_EVENT_LONG_POLL) {
         struct kd_gap_event gap;
 
@@ -141,4 +189,10 @@ kd_events_close(struct kd_events *events)
     free(events->state.gaps);
     events->state.gaps = NULL;
     events->state.n_gaps = events->state.allocated_gaps = 0;
+    for (size_t i = 0; i < events->state.n_traces; i++) {
+        free(events->state.traces[i].data);
+    }
+    free(events->state.traces);
+    events->state.traces = NULL;
+    events->state.n_traces = 0;
 }

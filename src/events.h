@@ -26,6 +26,16 @@ struct kd_syscall_event {
     int32_t kernel_stack_id;
 };
 
+/* A thread's ring as sent before its long poll interval (--trace-dir,
+ * KD_EVENT_TRACE): a struct kd_trace_head, then the records. */
+struct kd_trace_sent {
+    void *data;
+    size_t size;
+};
+
+/* The rings kept at most, waiting for their intervals. */
+#define KD_EVENTS_TRACES 64
+
 /* What the events said so far. */
 struct kd_event_state {
     uint64_t start_ts;      /* Time of the last start trigger, 0: none. */
@@ -42,6 +52,10 @@ struct kd_event_state {
     struct kd_gap_event *gaps;
     size_t n_gaps;
     size_t allocated_gaps;
+
+    /* The rings sent before the intervals, as they came. */
+    struct kd_trace_sent *traces;
+    size_t n_traces;
 };
 
 struct ring_buffer;
@@ -79,5 +93,17 @@ void kd_event_state_update(struct kd_event_state *,
  * tests. */
 void kd_event_state_add_gap(struct kd_event_state *,
                             const struct kd_gap_event *);
+
+/* Keeps a copy of the 'size' bytes of ring 'data' in 'state' (the oldest
+ * forgotten beyond KD_EVENTS_TRACES).  Exposed for the unit tests. */
+void kd_event_state_add_trace(struct kd_event_state *, const void *data,
+                              size_t size);
+
+/* Takes out of 'state' the ring sent with the interval of thread 'tid'
+ * that ended at 'end_ns' into '*sent' (the caller frees its data), and
+ * forgets those sent before it (their intervals came first, and were not
+ * reported).  Returns false if there is none. */
+bool kd_event_state_take_trace(struct kd_event_state *, uint32_t tid,
+                               uint64_t end_ns, struct kd_trace_sent *sent);
 
 #endif /* events.h */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "capture.h"
+#include "evidence.h"
 #include "stackmaps.h"
 #include "gap.h"
 #include "options.h"
@@ -355,6 +356,7 @@ kd_sampler_watch_report(const struct kd_sampler *s,
         kd_sampler_gap_profile(s, symbols, &counts, &ev->gaps[i], &gap);
         s->output->long_poll(s->output, &gap,
                              kd_capture_total_losses(s->capture));
+        kd_evidence_interval(s->evidence, s->capture, symbols, &gap);
         kd_gap_destroy(&gap);
     }
     ev->n_gaps = 0;
@@ -466,6 +468,7 @@ kd_sampler_watch_progress(const struct kd_sampler *s,
             kd_sampler_gap_profile(s, symbols, &counts, ev, &gap);
             s->output->long_poll(s->output, &gap,
                                  kd_capture_total_losses(s->capture));
+            kd_evidence_interval(s->evidence, s->capture, symbols, &gap);
             kd_gap_destroy(&gap);
         }
     }
@@ -540,6 +543,7 @@ kd_sampler_watch(struct kd_sampler *s)
         }
         kd_sampler_profile_sweep(s, &swept);
         kd_sampler_refresh(s);
+        kd_evidence_poll(s->evidence);
     }
     if (!err) {
         /* The intervals that ended before the signal or the exit, and

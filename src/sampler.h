@@ -7,6 +7,7 @@
 #define KD_SAMPLER_H 1
 
 struct kd_capture;
+struct kd_evidence;
 struct kd_options;
 struct kd_output;
 struct kd_thread_filter;
@@ -19,6 +20,9 @@ struct kd_sampler {
     const struct kd_output *output;     /* What it reports to (output.h). */
     const struct kd_thread_filter *filter;
     struct kd_waiter *waiter;
+    struct kd_evidence *evidence;       /* --trace-dir, --on-long-poll:
+                                         * what is kept of each interval
+                                         * reported, or NULL. */
 
     /* The long poll intervals reported so far: by every watch of the run,
      * as --wait-target re-attaches. */

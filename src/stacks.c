@@ -53,11 +53,7 @@ kd_stacks_cut_frame(uint32_t end, char *buf, size_t size)
     return buf;
 }
 
-/* The frames of kernel stack 'kernel_id' then user stack 'user_id', with
- * 'found' false if one of them is gone.  A kernel stack taken from a
- * tracepoint ('tracepoint') starts with the tracing machinery's frames:
- * left out.  One sampled on a CPU keeps them: the time was spent there. */
-static struct kd_frames
+struct kd_frames
 kd_stacks_frames(const struct kd_stack_source *source,
                  struct kd_symbols *symbols, int32_t kernel_id,
                  int32_t user_id, bool tracepoint, bool *found)

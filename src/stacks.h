@@ -33,6 +33,16 @@ struct kd_stack_source {
  * kd_uw_end), as "[stack cut short: REASON]"; NULL for a whole one. */
 const char *kd_stacks_cut_frame(uint32_t end, char *buf, size_t size);
 
+/* The frames of kernel stack 'kernel_id' then user stack 'user_id' (-1:
+ * none) of 'source', named through 'symbols', with '*found' false if one
+ * of them is gone.  A kernel stack taken from a tracepoint ('tracepoint')
+ * starts with the tracing machinery's frames: left out.  One sampled on a
+ * CPU keeps them: the time was spent there. */
+struct kd_frames kd_stacks_frames(const struct kd_stack_source *source,
+                                  struct kd_symbols *symbols,
+                                  int32_t kernel_id, int32_t user_id,
+                                  bool tracepoint, bool *found);
+
 /* Gives 'gap', decoded from 'ev' (for a thread in a sample: its TID and
  * its counts' totals), its on-CPU stacks (sampled at 'hz', 0: none) and
  * where it slept ('off_cpu'), from the 'n' 'counts' and the stacks of

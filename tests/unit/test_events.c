@@ -72,9 +72,63 @@ test_event_state_gaps(void)
     free(st.gaps);
 }
 
+/* A ring sent with interval (tid, end ns) 'ts': its head, then one
+ * record. */
+static void
+add_trace(struct kd_event_state *st, uint32_t tid, uint64_t ts)
+{
+    unsigned char buf[sizeof(struct kd_trace_head)
+                      + sizeof(struct kd_trace_rec)];
+    struct kd_trace_head h = {
+        .head = { .ts = ts, .tid = tid, .id = KD_EVENT_TRACE },
+        .written = 1, .size = 1,
+    };
+
+    memset(buf, 0, sizeof buf);
+    memcpy(buf, &h, sizeof h);
+    kd_event_state_add_trace(st, buf, sizeof buf);
+}
+
+/* The rings sent with the intervals: each taken with its interval, those
+ * before it forgotten (their intervals were not reported); the oldest
+ * forgotten beyond KD_EVENTS_TRACES. */
+static void
+test_event_state_traces(void)
+{
+    struct kd_event_state st;
+    struct kd_trace_sent sent;
+    struct kd_trace_head h;
+
+    memset(&st, 0, sizeof st);
+    add_trace(&st, 1, 100);
+    add_trace(&st, 2, 200);
+    add_trace(&st, 3, 300);
+    CHECK(!kd_event_state_take_trace(&st, 2, 100, &sent));
+    CHECK(kd_event_state_take_trace(&st, 2, 200, &sent));
+    CHECK_UINT(sent.size, sizeof h + sizeof(struct kd_trace_rec));
+    memcpy(&h, sent.data, sizeof h);
+    CHECK_UINT(h.head.tid, 2);
+    free(sent.data);
+    CHECK_UINT(st.n_traces, 1);
+    CHECK(!kd_event_state_take_trace(&st, 1, 100, &sent));
+    for (int i = 0; i < KD_EVENTS_TRACES + 5; i++) {
+        add_trace(&st, 10 + i, 1000 + i);
+    }
+    CHECK_UINT(st.n_traces, KD_EVENTS_TRACES);
+    CHECK(!kd_event_state_take_trace(&st, 3, 300, &sent));
+    CHECK(!kd_event_state_take_trace(&st, 14, 1004, &sent));
+    CHECK(kd_event_state_take_trace(&st, 15, 1005, &sent));
+    free(sent.data);
+    for (size_t i = 0; i < st.n_traces; i++) {
+        free(st.traces[i].data);
+    }
+    free(st.traces);
+}
+
 static const struct test tests[] = {
     TEST(test_event_state),
     TEST(test_event_state_gaps),
+    TEST(test_event_state_traces),
 };
 
 CHECK_SUITE(events, tests)
