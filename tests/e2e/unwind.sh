@@ -283,15 +283,16 @@ scenario_unwind_depth() {
 # to the new one, whose tables it builds anew: a workload built without
 # frame pointers, named ovs-vswitchd, twice.
 scenario_unwind_restart() {
-    local tag=unwind_restart real pid n spin i
+    local tag=unwind_restart real pid n spin i ids=
 
     real=$(pgrep -x ovs-vswitchd | xargs)
     if [[ -n $real ]]; then
         skip "$tag: an ovs-vswitchd runs ($real): cannot be the target"
         return
     fi
-    lp_start $tag --long-poll-events 200ms --json --wait-target \
-        --profile-hz 499 || return
+    # No target yet: the capture starts with each process (below).
+    kd_start $tag --long-poll-events 200ms --json --wait-target \
+        --profile-hz 499
     for i in 1 2; do
         WORKLOAD=$HERE/workload-nofp wl_start "restart$i" ovs-vswitchd ||
             return
@@ -300,12 +301,15 @@ scenario_unwind_restart() {
             grep -q "\"event\":\"attached\",\"pid\":$pid" "$KD_OUT" ||
             fail "$tag: attached to process $i ($pid)"
         kd_wait_capture 1 60 || fail "$tag: capturing process $i"
+        ids+=" $KD_PROG_IDS"
         wl_cmd "restart$i" "deep 400 100" ||
             fail "$tag: job deep, process $i" "done" "$WL_REPLY_LINE"
         poll_until "$KD_PID" 30 0.05 \
             grep -q "\"type\":\"long_poll\",.*\"pid\":$pid" "$KD_OUT"
         wl_stop "restart$i"
     done
+    # Those of both attaches: none left loaded.
+    KD_PROG_IDS=$(xargs -n 1 <<<"$ids" | sort -u | xargs)
     lp_end $tag
     for i in 1 2; do
         pid=$(jq -rs --argjson n "$i" '[.[] | select(.type == "target"
