@@ -82,6 +82,11 @@ kd_action_spawn(struct kd_action *a, char *const *env, size_t n)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    /* Nothing of ours but 0 to 2: a command that outlives us (a perf
+     * record left running) must hold no map or trace file of ours. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP
                              | POSIX_SPAWN_SETSIGMASK

@@ -15,7 +15,8 @@
  * interval is reported, with the interval's facts in its environment;
  * never more than one at a time, and at most one per period; started
  * without waiting (posix_spawn()), in a process group of its own, its
- * standard input /dev/null and its output on our standard error; reaped
+ * standard input /dev/null and its output on our standard error, none of
+ * our other descriptors open (glibc 2.34 and later); reaped
  * as the watch wakes up (kd_action_poll()), never waited for.  Each
  * start, end and skip is said on 'log', "kernel_delay: on-long-poll:
  * ...". */

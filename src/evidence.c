@@ -104,6 +104,45 @@ kd_evidence_process(uint32_t pid)
     return kd_read_file_line(path, &comm) ? NULL : comm;
 }
 
+/* The name of the trace of 'gap', in a new string: the one its reports
+ * in progress were written under, if any (the wall clock of its start,
+ * in the name, is computed anew at each report and may have moved). */
+static char *
+kd_evidence_name(struct kd_evidence *e, const struct kd_gap *gap)
+{
+    struct kd_evidence_name *n = NULL;
+    char *name;
+
+    for (size_t i = 0; i < e->n_names && !n; i++) {
+        if (e->names[i].tid == gap->tid) {
+            n = &e->names[i];
+        }
+    }
+    if (n && n->start_ns == gap->start_ns) {
+        name = kd_xstrdup(n->name);
+    } else {
+        name = kd_trace_file_name(e->node, gap);
+    }
+    if (n && !gap->in_progress) {
+        /* Its end (or that of an interval never reported in progress):
+         * no later report. */
+        free(n->name);
+        *n = e->names[--e->n_names];
+    } else if (n && n->start_ns != gap->start_ns) {
+        free(n->name);
+        n->name = kd_xstrdup(name);
+        n->start_ns = gap->start_ns;
+    } else if (!n && gap->in_progress) {
+        e->names = kd_xreallocarray(e->names, e->n_names + 1,
+                                    sizeof *e->names);
+        e->names[e->n_names++] = (struct kd_evidence_name) {
+            .tid = gap->tid, .start_ns = gap->start_ns,
+            .name = kd_xstrdup(name),
+        };
+    }
+    return name;
+}
+
 /* Writes the trace of 'gap'.  Returns its path, or NULL. */
 static char *
 kd_evidence_trace(struct kd_evidence *e, struct kd_capture *capture,
@@ -131,7 +170,7 @@ kd_evidence_trace(struct kd_evidence *e, struct kd_capture *capture,
     process = kd_evidence_process(gap->pid);
     in.process = process;
     kd_trace_write(&ds, &in);
-    name = kd_trace_file_name(e->node, gap);
+    name = kd_evidence_name(e, gap);
     err = kd_tracedir_write(&e->dir, name, ds.string, ds.length, &path);
     if (err) {
         kd_output_status_clear(e->output);
@@ -151,7 +190,7 @@ static void
 kd_evidence_act(struct kd_evidence *e, const struct kd_gap *gap,
                 const char *path)
 {
-    char *env[12], *what, start[32], end[32];
+    char *env[12], *what, *safe, start[32], end[32];
     size_t n = 0;
 
     env[n++] = kd_xasprintf("KD_PID=%" PRIu32, gap->pid);
@@ -170,9 +209,11 @@ kd_evidence_act(struct kd_evidence *e, const struct kd_gap *gap,
                             gap->parts[gap->dominant]);
     env[n++] = kd_xasprintf("KD_TRACE_FILE=%s", path ? path : "");
     env[n++] = kd_xasprintf("KD_NODE=%s", e->node);
+    safe = kd_xstrdup_safe(gap->name);
     what = kd_xasprintf("TID %" PRIu32 " (%s), %" PRIu64 " ms%s", gap->tid,
-                        gap->name, kd_gap_ns(gap) / 1000000,
+                        safe, kd_gap_ns(gap) / 1000000,
                         gap->in_progress ? " so far" : "");
+    free(safe);
     kd_output_status_clear(e->output);
     kd_action_run(&e->action, what, env, n, kd_now_ns());
     for (size_t i = 0; i < n; i++) {
@@ -229,6 +270,12 @@ kd_evidence_destroy(struct kd_evidence *e)
     if (e->act) {
         kd_action_destroy(&e->action);
     }
+    for (size_t i = 0; i < e->n_names; i++) {
+        free(e->names[i].name);
+    }
+    free(e->names);
+    e->names = NULL;
+    e->n_names = 0;
     free(e->node);
     e->node = NULL;
     e->trace = e->act = false;

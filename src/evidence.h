@@ -7,6 +7,8 @@
 #define KD_EVIDENCE_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "action.h"
 #include "tracedir.h"
@@ -16,6 +18,15 @@ struct kd_gap;
 struct kd_options;
 struct kd_output;
 struct kd_symbols;
+
+/* The name of the trace of the interval of thread 'tid' that began at
+ * 'start_ns', reported in progress: its later reports, and its end, are
+ * written under the same name, whatever the wall clock did meanwhile. */
+struct kd_evidence_name {
+    uint32_t tid;
+    uint64_t start_ns;
+    char *name;
+};
 
 /* What is kept of each long poll interval reported, beside the report:
  * its trace in the directory of --trace-dir (trace, tracedir), and the
@@ -29,6 +40,8 @@ struct kd_evidence {
     char *node;                 /* --node-name, else the host's name. */
     bool trace;
     struct kd_tracedir dir;
+    struct kd_evidence_name *names; /* The traces of the intervals */
+    size_t n_names;                 /* reported in progress. */
     bool act;
     struct kd_action action;
 };

@@ -7,6 +7,7 @@
  * /bin/sh. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -97,8 +98,47 @@ test_action_runs(void)
     rmdir(dir);
 }
 
+/* The command holds only its standard input, output and error: none of
+ * our descriptors (a map, a trace being written), close-on-exec or not;
+ * its standard input is /dev/null. */
+static void
+test_action_fds(void)
+{
+    char dir[] = "/tmp/kd-test-action.XXXXXX";
+    struct kd_action a;
+    char *log = NULL, *cmd, *text = NULL, *path;
+    size_t log_size;
+    FILE *stream = open_memstream(&log, &log_size);
+    int fd;
+
+    if (!CHECK(mkdtemp(dir) != NULL)) {
+        return;
+    }
+    path = kd_xasprintf("%s/fds", dir);
+    fd = open("/dev/null", O_RDONLY);
+    CHECK(fd > 2);
+    cmd = kd_xasprintf("cd /proc/self/fd && echo * $(wc -c < /proc/$$/fd/0)"
+                       " > %s", path);
+    kd_action_init(&a, cmd, 0, stream);
+    CHECK_INT(kd_action_run(&a, "TID 1", NULL, 0, kd_now_ns()), 0);
+    wait_ended(&a);
+    CHECK(!kd_read_file_line(path, &text));
+    /* 3: the directory that the glob itself reads. */
+    CHECK_STR(text, "0 1 2 3 0");
+    kd_action_destroy(&a);
+    close(fd);
+    fclose(stream);
+    free(log);
+    free(text);
+    free(cmd);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+}
+
 static const struct test tests[] = {
     TEST(test_action_runs),
+    TEST(test_action_fds),
 };
 
 CHECK_SUITE(action, tests)
