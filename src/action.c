@@ -28,6 +28,7 @@ kd_action_init(struct kd_action *a, const char *cmd, uint64_t period_ns,
     memset(a, 0, sizeof *a);
     a->cmd = kd_xstrdup(cmd);
     a->period_ns = period_ns;
+    a->grace_ns = KD_ACTION_GRACE_NS;
     a->log = log;
 }
 
@@ -175,8 +176,15 @@ kd_action_poll(struct kd_action *a, uint64_t now)
 void
 kd_action_destroy(struct kd_action *a)
 {
+    struct timespec step = { .tv_sec = 0, .tv_nsec = 10000000 };
+    uint64_t end = kd_now_ns() + a->grace_ns;
+
+    /* The command of the last report may have just started. */
+    while (a->pid && kd_now_ns() < end) {
+        nanosleep(&step, NULL);
+        kd_action_poll(a, kd_now_ns());
+    }
     if (a->pid) {
-        struct timespec step = { .tv_sec = 0, .tv_nsec = 10000000 };
         int status;
 
         fprintf(a->log, "kernel_delay: on-long-poll: pid %ld still runs at "

@@ -23,6 +23,7 @@
 struct kd_action {
     char *cmd;
     uint64_t period_ns;
+    uint64_t grace_ns;          /* At the end, for the one that runs. */
     FILE *log;
 
     pid_t pid;                  /* The command running, or 0. */
@@ -37,6 +38,10 @@ struct kd_action {
     unsigned int early;         /* Not run: within the period. */
 };
 
+/* How long a command still running at the end is given to end. */
+#define KD_ACTION_GRACE_NS 2000000000ull
+
+/* 'grace_ns' is KD_ACTION_GRACE_NS. */
 void kd_action_init(struct kd_action *, const char *cmd, uint64_t period_ns,
                     FILE *log);
 
@@ -53,7 +58,9 @@ int kd_action_run(struct kd_action *, const char *what, char *const *env,
 void kd_action_poll(struct kd_action *, uint64_t now);
 
 /* Says the counts, if anything was to be run; a command still running is
- * ended (SIGTERM to its process group, SIGKILL 1 s later). */
+ * given 'grace_ns' to end (that of the last interval reported may have
+ * just started), then ended (SIGTERM to its process group, SIGKILL 1 s
+ * later). */
 void kd_action_destroy(struct kd_action *);
 
 #endif /* action.h */

@@ -30,8 +30,8 @@ wait_ended(struct kd_action *a)
 }
 
 /* A command that records its environment, one that fails; one that hangs
- * makes the next one wait (not run), and is ended at the end; the
- * period. */
+ * makes the next one wait (not run), and is ended at the end, after its
+ * grace time; one that ends within it is not; the period. */
 static void
 test_action_runs(void)
 {
@@ -63,10 +63,16 @@ test_action_runs(void)
     kd_action_destroy(&a);
 
     kd_action_init(&a, "sleep 30", 0, stream);
+    a.grace_ns = 100000000;
     CHECK_INT(kd_action_run(&a, "TID 1", env, 0, kd_now_ns()), 0);
     CHECK_INT(kd_action_run(&a, "TID 2", env, 0, kd_now_ns()), EBUSY);
     CHECK_INT(a.busy, 1);
     CHECK(a.pid > 0);
+    kd_action_destroy(&a);
+
+    /* Running at the end, and done within the grace time: not ended. */
+    kd_action_init(&a, "sleep 0.2; exit 4", 0, stream);
+    CHECK_INT(kd_action_run(&a, "TID 5", env, 0, kd_now_ns()), 0);
     kd_action_destroy(&a);
 
     kd_action_init(&a, "true", 10000000000ull, stream);
@@ -88,6 +94,12 @@ test_action_runs(void)
     CHECK(strstr(log, "killed by signal 15 (Terminated) after") != NULL);
     CHECK(strstr(log, "1 started, 1 failed, 1 not run as one ran, 0 not "
                  "run within the period\n") != NULL);
+    CHECK(strstr(log, "exited with status 4 after 0.") != NULL);
+    CHECK(strstr(log, "1 started, 1 failed, 0 not run as one ran, 0 not "
+                 "run within the period\n") != NULL);
+    /* Only "sleep 30" was ended. */
+    CHECK(strstr(strstr(log, "still runs at the end") + 1,
+                 "still runs at the end") == NULL);
     CHECK(strstr(log, "2 started, 0 failed, 0 not run as one ran, 1 not "
                  "run within the period\n") != NULL);
     free(log);
