@@ -9,6 +9,8 @@
 # 1) stretches the sample windows the jobs must fit in, for slow machines
 # (the kernel lane's emulated guests); E2E_SCHED_SLICE_NS and
 # E2E_SCHED_MAX_FLOOR_NS widen the schedstat tolerance (see sched_tolerance in tests/e2e/lib.sh).
+# E2E_KEEP_TRACES=DIR keeps, in DIR, the traces that the evidence_*
+# scenarios decode, with the run's output, for a look in ui.perfetto.dev.
 #
 # Run as root, from the source tree, on a machine where eBPF works.  Prints
 # one "PASS: ..." or "FAIL: ..." line per check ("# ..." lines are notes,
@@ -50,6 +52,7 @@
 #                 sample_stacks
 #   outputs.sh    empty_results, json_times, wall_clock, status_line
 #   unwind.sh     unwind_* (user stacks from the call frame information)
+#   evidence.sh   evidence_* (--trace-dir's traces, --on-long-poll)
 
 set -u
 export LC_ALL=C
@@ -87,6 +90,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/e2e/outputs.sh"
 # shellcheck source=tests/e2e/unwind.sh
 . "$HERE/e2e/unwind.sh"
+# shellcheck source=tests/e2e/evidence.sh
+. "$HERE/e2e/evidence.sh"
 
 # Attempts of a scenario that compares with schedstat (run_with_retry).
 E2E_ATTEMPTS=${E2E_ATTEMPTS:-3}
@@ -110,6 +115,8 @@ summary \
 list_probes histogram long_poll long_poll_wait long_poll_ovs \
 long_poll_wait_target long_poll_usersys long_poll_profile long_poll_offcpu \
 long_poll_progress sample_stacks \
+evidence_wait evidence_wakeup evidence_stop evidence_action_env \
+evidence_action_hang evidence_action_fail evidence_caps \
 unwind_long_poll unwind_sample unwind_stripped unwind_events \
 unwind_frame_pointers unwind_dlopen unwind_depth unwind_restart \
 empty_results json_times wall_clock status_line \

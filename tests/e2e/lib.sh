@@ -286,6 +286,8 @@ cleanup() {
     wait 2>/dev/null
     # The private ovs-vswitchd (tests/e2e/longpoll.sh) is no job of ours.
     declare -F ovs_e2e_stop >/dev/null && ovs_e2e_stop
+    # The full disk of tests/e2e/evidence.sh, a tmpfs in WORKDIR.
+    declare -F ev_cleanup >/dev/null && ev_cleanup
     sleep_moves_cleanup
     # A debug file the debuginfo scenario (tests/e2e/events.sh) put in the
     # system's directory.
