@@ -667,6 +667,7 @@ function table_6(    o, r, n, i, runs, missed, drops, rep, lg) {
             ratio(o, r) ")"))
     lp_variant("ours-profile", "--profile-hz " M["profile_hz"], r)
     lp_variant("ours-offcpu", "--off-cpu", r)
+    lp_variant("ours-trace", "--trace-dir", r)
     row("  long intervals made, median",
         commas(medv(6, "poller", "ours", "longs")))
     row("  long intervals reported, median",
@@ -683,10 +684,11 @@ function table_6(    o, r, n, i, runs, missed, drops, rep, lg) {
 }
 
 # Figure 7: ns per pipe round trip of two tasks that are not the target.
-function table_7(    n, o, w, r) {
+function table_7(    n, o, w, t, r) {
     n = medv(7, "pipe", "none", "ns_rt")
     o = medv(7, "pipe", "ours", "ns_rt")
     w = medv(7, "pipe", "ours-why", "ns_rt")
+    t = medv(7, "pipe", "ours-trace", "ns_rt")
     r = medv(7, "pipe", "reference", "ns_rt")
     print ""
     print "7. Context switches of other tasks: a pipe round trip between two" \
@@ -709,6 +711,9 @@ function table_7(    n, o, w, r) {
             " ns (95%, " PN " paired runs, ours above in " PUP ")"))
     row("  with --profile-hz " M["profile_hz"] " --off-cpu", fmt(0, 1, w),
         fmt(0, 1, r), ratio(w, r))
+    if (isnum(t)) {
+        row("  with --trace-dir", fmt(0, 1, t), fmt(0, 1, r), ratio(t, r))
+    }
 }
 
 # Figure 8: the CPU a watch takes, tool and eBPF programs, with a busy

@@ -934,7 +934,8 @@ fig_cost() {
 # ---------------------------------------------------------------------------
 # Figure 6: --long-poll-events against a poll loop at full rate.  Rows:
 # 6 poller TOOL RUN calls|secs|longs|reported|dropped, TOOL "none" for the
-# poller untraced.
+# poller untraced; ours, ours-profile, ours-offcpu and ours-trace (with
+# --trace-dir: each interval reported written as a trace) or reference.
 
 # lp_run NAME TOOL CMD...: one run of CMD against the poller, a burst once
 # it watches (ours, --long-poll-events 1 ms) or samples (the reference,
@@ -991,7 +992,7 @@ fig_longpoll() {
             emit 6 poller none "$i" calls "$L_CALLS"
             emit 6 poller none "$i" secs "$L_SECS"
         fi
-        for tool in ours ours-profile ours-offcpu reference; do
+        for tool in ours ours-profile ours-offcpu ours-trace reference; do
             [ $tool = reference ] && [ "$HAVE_REF" = 0 ] && continue
             log "6. long poll events: $tool run $i/$EV_RUNS"
             case $tool in
@@ -1000,6 +1001,10 @@ fig_longpoll() {
                 lp_run "lp-$tool-$i" $tool "${OURS[@]}" \
                     --profile-hz "$PROFILE_HZ" ;;
             ours-offcpu) lp_run "lp-$tool-$i" $tool "${OURS[@]}" --off-cpu ;;
+            ours-trace)
+                mkdir -p "$WORK/traces"
+                lp_run "lp-$tool-$i" $tool "${OURS[@]}" \
+                    --trace-dir "$WORK/traces" ;;
             *) lp_run "lp-$tool-$i" $tool "${REFCMD_U[@]}" ;;
             esac
             if [ $? = 0 ]; then
@@ -1023,8 +1028,8 @@ fig_longpoll() {
 # Figure 7: the cost per context switch of tasks that are not the target.
 # Rows: 7 pipe TOOL RUN ns_rt, one per measurement of bench/build/pipe
 # (ns per round trip), TOOL none, ours (--long-poll-events), ours-why
-# (with --profile-hz and --off-cpu) or reference (its classic time mode),
-# the tracers on the idle target.
+# (with --profile-hz and --off-cpu), ours-trace (with --trace-dir) or
+# reference (its classic time mode), the tracers on the idle target.
 
 # pipe_measure TOOL RUN: one run of bench/build/pipe, its rows emitted.
 pipe_measure() {
@@ -1073,6 +1078,9 @@ fig_pipe() {
         pipe_run "pipe-ours-$i" ours "$i" "${OURS[@]}" --long-poll-events
         pipe_run "pipe-ours-why-$i" ours-why "$i" "${OURS[@]}" \
             --long-poll-events --profile-hz "$PROFILE_HZ" --off-cpu
+        mkdir -p "$WORK/traces"
+        pipe_run "pipe-ours-trace-$i" ours-trace "$i" "${OURS[@]}" \
+            --long-poll-events --trace-dir "$WORK/traces"
         [ "$HAVE_REF" = 1 ] &&
             pipe_run "pipe-ref-$i" reference "$i" "${REFCMD_U[@]}"
     done
