@@ -53,38 +53,40 @@ struct shape {
     unsigned int profile_hz;    /* --profile-hz */
     bool off_cpu;               /* --off-cpu */
     bool frame_pointers;        /* --frame-pointers */
-    bool trace;                 /* --trace-dir */
+    unsigned int trace_history; /* --trace-dir with --trace-history N,
+                                 * or 0 */
 };
 
 static const struct shape shapes[] = {
     { "default", true, false, 4096, false, false, false, false, false, 0,
-      false, false, false },
+      false, false, 0 },
     { "skip-upcall-stats", false, false, 4096, false, false, false, false,
-      false, 0, false, false, false },
+      false, 0, false, false, 0 },
     { "everything", true, true, 4096, true, true, true, true, false, 0,
-      false, false, false },
+      false, false, 0 },
     { "events without stacks", true, true, 0, false, false, false, false,
-      false, 0, false, false, false },
+      false, 0, false, false, 0 },
     { "start trigger only", true, false, 4096, false, true, false, false,
-      false, 0, false, false, false },
+      false, 0, false, false, 0 },
     { "stop trigger only", true, false, 4096, false, false, true, false,
-      false, 0, false, false, false },
+      false, 0, false, false, 0 },
     { "summary", true, false, 4096, false, false, false, true, false, 0,
-      false, false, false },
+      false, false, 0 },
     { "long poll events", false, false, 4096, false, false, false, false,
-      true, 0, false, false, false },
+      true, 0, false, false, 0 },
     { "long poll events profiled", false, false, 4096, false, false, false,
-      false, true, 99, false, false, false },
+      false, true, 99, false, false, 0 },
     { "long poll events off cpu", false, false, 4096, false, false, false,
-      false, true, 99, true, false, false },
+      false, true, 99, true, false, 0 },
     { "sample profiled off cpu", true, true, 4096, false, false, false,
-      false, false, 99, true, false, false },
+      false, false, 99, true, false, 0 },
     { "frame pointers", true, true, 4096, false, false, false, false, false,
-      99, true, true, false },
+      99, true, true, 0 },
+    /* The default ring, and the largest. */
     { "long poll events traced", false, false, 4096, false, false, false,
-      false, true, 0, false, false, true },
+      false, true, 0, false, false, 256 },
     { "long poll events traced with stacks", false, false, 4096, false,
-      false, false, false, true, 99, true, false, true },
+      false, false, false, true, 99, true, false, 4096 },
 };
 
 /* Shapes by name, for the tests that run them. */
@@ -148,7 +150,9 @@ build_shape(const struct shape *shape, bool headers, struct kd_program *prog)
     o.profile_hz = shape->profile_hz;
     o.off_cpu = shape->off_cpu;
     o.frame_pointers = shape->frame_pointers;
-    o.trace_dir = shape->trace ? "/nonexistent" : NULL;
+    o.trace_dir = shape->trace_history ? "/nonexistent" : NULL;
+    o.trace_history = shape->trace_history ? shape->trace_history
+                                           : o.trace_history;
 
     *prog = (struct kd_program) KD_PROGRAM_INITIALIZER;
     if (!CHECK_INT(kd_layout_init(&layout, headers, &error), 0)

@@ -56,8 +56,9 @@ dmesg -n 5
 # that no run of the tool below compiles (the default one, --json, k:/kr:
 # triggers alone and together, USDT, --long-poll-events, the upcall
 # kretprobe, --skip-upcall-stats, the headers fallback all are), so that
-# every kernel still verifies them all.
-export KD_TEST_SHAPES=${KD_TEST_SHAPES:-everything,events without stacks,summary}
+# every kernel still verifies them all; --trace-dir's, which no run below
+# makes, with the default ring and with the largest.
+export KD_TEST_SHAPES=${KD_TEST_SHAPES:-everything,events without stacks,summary,long poll events traced,long poll events traced with stacks}
 
 echo "# kernel $(uname -r) ($(uname -v))"
 run_suite template tests/test_kernel
