@@ -43,7 +43,7 @@ CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
 	src/render_text.c src/render_json.c src/output.c src/gap.c \
 	src/hist.c src/summary.c src/losses.c src/hints.c src/folded.c \
 	src/cfi.c src/uwtable.c src/status.c src/names.c src/render_text_gap.c \
-	src/parse.c src/usage.c src/http.c
+	src/parse.c src/usage.c src/metrics.c src/http.c src/exporter.c
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/capture.c src/capture_unwind.c src/stackmaps.c src/source.c \
