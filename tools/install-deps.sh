@@ -16,11 +16,12 @@
 #              (the man page rendered, tests/test-man.sh) and prometheus
 #              (promtool for the shipped alerts, a real Prometheus for the
 #              e2e scenario metrics_prometheus; its service is stopped and
-#              disabled where this installs it and systemd runs).
+#              disabled where this installs it and systemd runs), curl.
 #   reference  test + what the reference script needs (for comparisons).
 #   bench      reference + perf (make bench: figure 9 sets ours beside
-#              perf record --call-graph dwarf) and Open vSwitch (figure 1:
-#              the unwind tables of a real ovs-vswitchd).
+#              perf record --call-graph dwarf), Open vSwitch (figure 1:
+#              the unwind tables of a real ovs-vswitchd) and curl (figure
+#              8 scrapes --metrics).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
 #   lane-arm64 what the arm64 lane needs on the host: qemu-system-arm,
@@ -47,11 +48,11 @@ for what in "$@"; do
     demo) pkgs="$pkgs systemtap-sdt-dev" ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base \
-prometheus" ;;
+prometheus curl" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     bench) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
-python3-bpfcc python3-tz python3-psutil linux-perf openvswitch-switch" ;;
+python3-bpfcc python3-tz python3-psutil linux-perf openvswitch-switch curl" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil qemu-system-x86 busybox-static kmod \
 cpio xz-utils openvswitch-switch iproute2" ;;
