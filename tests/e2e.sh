@@ -114,7 +114,7 @@ list_probes histogram long_poll long_poll_wait long_poll_ovs \
 long_poll_wait_target long_poll_usersys long_poll_profile long_poll_offcpu \
 long_poll_progress sample_stacks \
 unwind_long_poll unwind_sample unwind_stripped unwind_events \
-unwind_frame_pointers unwind_dlopen unwind_depth \
+unwind_frame_pointers unwind_dlopen unwind_depth unwind_restart \
 empty_results json_times wall_clock status_line \
 metrics_prometheus metrics_hostile \
 autodetect}

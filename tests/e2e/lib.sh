@@ -657,20 +657,20 @@ kd_capture_state() {
 
     CAPTURE_STATE=
     if [[ -z $KD_CAPTURE_MAP ]]; then
-        # capture_on is the tool's one array map (type 2) of a single
-        # 8-byte value: found from its fdinfo alone, with no bpftool call
-        # (each one takes a good part of a second under emulation, and the
-        # tool holds a dozen maps).  Should several match, their names
-        # tell.
+        # capture_on is one of the tool's array maps (type 2) of a single
+        # 8-byte value, found from its fdinfo; its name tells it from the
+        # others of that shape (uw_maps_at, whose value the tool sets
+        # while it still attaches): one bpftool call per map, cached, as
+        # each takes a good part of a second under emulation.  A map whose
+        # name cannot be read yet is asked again at the next call.
         fdinfo_scan "$KD_PID"
         read -r -a ids <<<"$FD_MAPS"
         for id in "${ids[@]}"; do
-            if ((${#ids[@]} > 1)) && [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
+            if [[ -z ${KD_MAP_NAME[$id]:-} ]]; then
                 KD_MAP_NAME[$id]=$(bpftool -j map show id "$id" 2>/dev/null \
                                    | jq -r '.name // empty')
             fi
-            if ((${#ids[@]} == 1)) \
-                    || [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
+            if [[ ${KD_MAP_NAME[$id]} == capture_on ]]; then
                 KD_CAPTURE_MAP=$id
                 break
             fi

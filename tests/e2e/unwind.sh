@@ -12,7 +12,7 @@
 # control that shows they can.
 #
 #   unwind_long_poll  unwind_sample  unwind_stripped  unwind_events
-#   unwind_frame_pointers  unwind_dlopen  unwind_depth
+#   unwind_frame_pointers  unwind_dlopen  unwind_depth  unwind_restart
 
 # The chains, as the frames' function names joined by ';' (jq regexes):
 # the spin, the read() and the write() that ends it, each down to the
@@ -277,4 +277,59 @@ scenario_unwind_depth() {
     else
         fail "$tag: the stacks cut at 127 frames counted" "> 0" "$got"
     fi
+}
+
+# --wait-target: the process restarts (an upgrade) and the watch attaches
+# to the new one, whose tables it builds anew: a workload built without
+# frame pointers, named ovs-vswitchd, twice.
+scenario_unwind_restart() {
+    local tag=unwind_restart real pid n spin i ids=
+
+    real=$(pgrep -x ovs-vswitchd | xargs)
+    if [[ -n $real ]]; then
+        skip "$tag: an ovs-vswitchd runs ($real): cannot be the target"
+        return
+    fi
+    # No target yet: the capture starts with each process (below).
+    kd_start $tag --long-poll-events 200ms --json --wait-target \
+        --profile-hz 499
+    for i in 1 2; do
+        WORKLOAD=$HERE/workload-nofp wl_start "restart$i" ovs-vswitchd ||
+            return
+        pid=${WL_PID[restart$i]}
+        poll_until "$KD_PID" 60 0.05 \
+            grep -q "\"event\":\"attached\",\"pid\":$pid" "$KD_OUT" ||
+            fail "$tag: attached to process $i ($pid)"
+        kd_wait_capture 1 60 || fail "$tag: capturing process $i"
+        ids+=" $KD_PROG_IDS"
+        wl_cmd "restart$i" "deep 400 100" ||
+            fail "$tag: job deep, process $i" "done" "$WL_REPLY_LINE"
+        poll_until "$KD_PID" 30 0.05 \
+            grep -q "\"type\":\"long_poll\",.*\"pid\":$pid" "$KD_OUT"
+        wl_stop "restart$i"
+    done
+    # Those of both attaches: none left loaded.
+    KD_PROG_IDS=$(xargs -n 1 <<<"$ids" | sort -u | xargs)
+    lp_end $tag
+    for i in 1 2; do
+        pid=$(jq -rs --argjson n "$i" '[.[] | select(.type == "target"
+                                            and .event == "attached")]
+                                       | .[$n - 1].pid // empty' "$KD_OUT")
+        LP_REC=$(jq -c --argjson p "${pid:-0}" \
+                     'select(.type == "long_poll" and .pid == $p)
+                      | select(.name == "revalidator2")' "$KD_OUT" |
+                 head -n 1)
+        n=$(lr '.profile.samples // 0')
+        spin=$(jq -r --arg re "$UW_SPIN" "$UW_JQ"'
+            [.on_cpu_stacks[]? | select(.frames | whole
+                                        and (chain | test($re)))
+             | .samples] | add // 0' <<<"${LP_REC:-null}")
+        if is_uint "$n" && ((n >= 50)) && ((spin * 100 >= n * 95)); then
+            pass "$tag: process $i ($pid): the spin whole in $spin of\
+ $n samples"
+        else
+            fail "$tag: process $i ($pid): the spin whole" \
+                 ">= 95% of >= 50 samples" "$spin of ${n:-none}"
+        fi
+    done
 }

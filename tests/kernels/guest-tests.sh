@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.." || exit 1
 scenarios="syscalls contend stopped exited trigger_usdt trigger_first_sample \
 long_poll long_poll_wait long_poll_ovs long_poll_usersys long_poll_profile \
 long_poll_offcpu long_poll_progress sample_stacks unwind_long_poll \
-unwind_sample unwind_stripped unwind_depth"
+unwind_sample unwind_stripped unwind_dlopen unwind_depth unwind_restart"
 # Where glibc's poll() is the ppoll syscall (arm64: no poll syscall), the
 # poll of LONG POLL STATISTICS and of the events is ppoll: prove it against
 # the workload's truth (which the host's make check proves for poll), and
