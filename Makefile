@@ -166,9 +166,13 @@ tests/cycler: tests/cycler.c
 tests/inject_eio.so: tests/inject_eio.c
 	$(CC) -O2 -g $(WARNFLAGS) -shared -fPIC -o $@ $< -ldl
 
+# Hostile clients of the --metrics endpoint (e2e scenario metrics_hostile).
+tests/hostile_client: tests/hostile_client.c
+	$(CC) -O2 -g $(WARNFLAGS) -pthread -o $@ $<
+
 # What the end-to-end tests run.
 WORKLOADS = tests/workload tests/workload-nofp tests/libkdunwind.so \
-	tests/cycler tests/inject_eio.so
+	tests/cycler tests/inject_eio.so tests/hostile_client
 
 workload: $(WORKLOADS)
 
@@ -239,7 +243,6 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 clean:
-	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload \
-		tests/cycler tests/inject_eio.so
+	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) $(WORKLOADS)
 
 -include $(wildcard build/*.d build/unit/*.d)

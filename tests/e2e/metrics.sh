@@ -281,20 +281,23 @@ scenario_metrics_prometheus() {
 }
 
 # The watch beside hostile clients of its endpoint
-# (tests/e2e/hostile_client.py: connections held open, more than the
-# server keeps; garbage; huge headers; a slow request; a client that never
+# (tests/hostile_client: connections held open, more than the server
+# keeps; garbage; huge headers; a slow request; a client that never
 # reads its answers; all of them again and again): every interval of
 # revalidator2 is still reported, within 5 s of its end; the endpoint
 # still answers a good client; the tool's descriptors stay bounded.
 scenario_metrics_hostile() {
     local tag=metrics_hostile hostile fds text i port
 
+    if [[ ! -x $HERE/hostile_client ]]; then
+        fail "$tag: tests/hostile_client is not built (make workload)"
+        return
+    fi
     mx_start $tag || return
     port=${MX_URL#http://127.0.0.1:}
     port=${port%%/*}
     hostile=$WORKDIR/hostile.out
-    /usr/bin/python3 "$HERE/e2e/hostile_client.py" 127.0.0.1 "$port" 20 \
-        >"$hostile" 2>&1 &
+    "$HERE/hostile_client" 127.0.0.1 "$port" 20 >"$hostile" 2>&1 &
     local hpid=$!
     track_pid "$hpid"
     nap 1
