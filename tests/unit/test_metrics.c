@@ -7,6 +7,7 @@
  * long poll intervals, in the text exposition format and OpenMetrics, to
  * the character. */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,6 +515,137 @@ test_metrics_accept(void)
               "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
+#ifndef KD_SRCDIR
+#define KD_SRCDIR "."
+#endif
+
+/* The METRICS section of the man page, or NULL after a failed check. */
+static char *
+man_metrics(void)
+{
+    const char *path = KD_SRCDIR "/man/kernel_delay.8";
+    struct kd_ds ds = KD_DS_EMPTY_INITIALIZER;
+    const char *start, *end;
+    char buf[4096], *section;
+    FILE *f = fopen(path, "r");
+    size_t n;
+
+    if (!f) {
+        check_fail(__FILE__, __LINE__, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        kd_ds_put_buffer(&ds, buf, n);
+    }
+    fclose(f);
+    start = strstr(kd_ds_cstr(&ds), "\n.SH METRICS\n");
+    if (!start) {
+        check_fail(__FILE__, __LINE__, "%s: no section METRICS", path);
+        kd_ds_destroy(&ds);
+        return NULL;
+    }
+    end = strstr(start + 1, "\n.SH ");
+    section = strndup(start, end ? (size_t) (end - start) : strlen(start));
+    kd_ds_destroy(&ds);
+    return section;
+}
+
+/* Whether the man page's METRICS section 'man' names family 'name' of
+ * 'type' as the text format types it: each tagged paragraph (.TP) there
+ * is "NAME (TYPE...)" or a list "NAME, NAME, ..." of families whose type
+ * the text says. */
+static bool
+man_lists(const char *man, const char *name, const char *type)
+{
+    const char *p = man;
+
+    while ((p = strstr(p, "\n.TP\n")) != NULL) {
+        const char *line = p + 5;
+        size_t len = strcspn(line, "\n");
+        char *tag = strndup(line, len);
+        char *paren = strstr(tag, " (");
+        char *save = NULL;
+        bool found = false;
+
+        if (paren) {
+            *paren = '\0';
+        }
+        for (char *n = strtok_r(tag, ", ", &save); n;
+             n = strtok_r(NULL, ", ", &save)) {
+            if (!strcmp(n, name)) {
+                found = !paren || !strncmp(paren + 2, type, strlen(type));
+                if (!found) {
+                    check_fail(__FILE__, __LINE__, "%s: served as %s, "
+                               "the man page says (%s", name, type,
+                               paren + 2);
+                }
+                free(tag);
+                return found;
+            }
+        }
+        free(tag);
+        p = line;
+    }
+    return false;
+}
+
+/* Every family served is in the man page's METRICS with its type (as the
+ * text format types it), and every family there is served: the list of
+ * the man page is the list of the code. */
+static void
+test_metrics_man_page(void)
+{
+    char *man = man_metrics();
+    struct kd_metrics m;
+    const char *p;
+    char *text;
+    size_t n = 0;
+
+    if (!man) {
+        return;
+    }
+    kd_metrics_init(&m, &config);
+    feed(&m);
+    text = render(&m, false);
+    for (p = text; (p = strstr(p, "# TYPE ")) != NULL; p++) {
+        char name[128], type[32];
+
+        if (sscanf(p, "# TYPE %127s %31s", name, type) != 2) {
+            check_fail(__FILE__, __LINE__, "a TYPE line: %.60s", p);
+            continue;
+        }
+        n++;
+        if (!man_lists(man, name, type)) {
+            check_fail(__FILE__, __LINE__, "%s (%s): served, not in the "
+                       "man page's METRICS", name, type);
+        }
+    }
+    CHECK(n >= 20);
+
+    /* And the other way. */
+    for (p = man; (p = strstr(p, "\n.TP\n")) != NULL; ) {
+        const char *line = p + 5;
+        char *tag = strndup(line, strcspn(line, "\n"));
+        char *save = NULL;
+
+        tag[strcspn(tag, "(")] = '\0';
+        for (char *name = strtok_r(tag, ", ", &save); name;
+             name = strtok_r(NULL, ", ", &save)) {
+            char *needle = kd_xasprintf("# TYPE %s ", name);
+
+            if (!strstr(text, needle)) {
+                check_fail(__FILE__, __LINE__, "%s: in the man page's "
+                           "METRICS, not served", name);
+            }
+            free(needle);
+        }
+        free(tag);
+        p = line;
+    }
+    free(text);
+    free(man);
+}
+
 static const struct test tests[] = {
     TEST(test_metrics_classes),
     TEST(test_metrics_text),
@@ -521,6 +653,7 @@ static const struct test tests[] = {
     TEST(test_metrics_openmetrics),
     TEST(test_metrics_tasks_monotonic),
     TEST(test_metrics_accept),
+    TEST(test_metrics_man_page),
 };
 
 CHECK_SUITE(metrics, tests)
