@@ -31,35 +31,46 @@ mx_start() {
     KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
 }
 
+# mx_count: how many intervals of revalidator2 over the threshold the
+# JSON has.
+mx_count() {
+    jq -s --argjson t "${WL_TID[main:revalidator2]}" \
+        --argjson thr "$MX_THRESHOLD" \
+        'map(select(.type == "long_poll" and .tid == $t
+                    and .gap_ns > $thr)) | length' "$KD_OUT" 2>/dev/null
+}
+
 # mx_reported N: the JSON has N intervals of revalidator2 over the
 # threshold, or more.
 mx_reported() {
-    (($(jq -s --argjson t "${WL_TID[main:revalidator2]}" \
-            --argjson thr "$MX_THRESHOLD" \
-            'map(select(.type == "long_poll" and .tid == $t
-                        and .gap_ns > $thr)) | length' \
-            "$KD_OUT" 2>/dev/null) >= $1))
+    local n
+
+    n=$(mx_count)
+    ((${n:-0} >= $1))
 }
 
 # mx_jobs TAG: the three intervals of revalidator2, of known causes: a wait
 # in the run queue behind pmd4, which holds its CPU under SCHED_FIFO (the
 # CPU hog); a spin and reads of /dev/zero on CPU, under SCHED_FIFO; a stop
 # of the process, held 600 ms here.  Each must be reported (its record in
-# the JSON) within 5 s of its end.  MX_GAPS: their lengths as the workload
-# timed them.
+# the JSON, beyond those of earlier calls) within 5 s of its end, and the
+# three be all the new ones, in that order and of those causes.  MX_GAPS:
+# their lengths as the workload timed them.
 mx_jobs() {
-    local tag=$1 rv=${WL_TID[main:revalidator2]} pid=${WL_PID[main]} n
+    local tag=$1 rv=${WL_TID[main:revalidator2]} pid=${WL_PID[main]} n base
 
     MX_GAPS=()
+    base=$(mx_count)
+    base=${base:-0}
     wl_cmd main "longpoll 10 10 400 0" ||
         fail "$tag: the run-queue job" "done" "$WL_REPLY_LINE"
     MX_GAPS+=("$(reply_field gap_ns)")
-    poll_until "$KD_PID" 5 0.05 mx_reported 1 ||
+    poll_until "$KD_PID" 5 0.05 mx_reported $((base + 1)) ||
         fail "$tag: the run-queue interval reported within 5 s"
     wl_cmd main "usersys 300 100" ||
         fail "$tag: the on-CPU job" "done" "$WL_REPLY_LINE"
     MX_GAPS+=("$(reply_field gap_ns)")
-    poll_until "$KD_PID" 5 0.05 mx_reported 2 ||
+    poll_until "$KD_PID" 5 0.05 mx_reported $((base + 2)) ||
         fail "$tag: the on-CPU interval reported within 5 s"
     wl_send main "longpoll-stop 10 10 10 0"
     if poll_until "" 30 0.001 eval '[[ $(thread_state "$pid" "$rv") == T ]]'
@@ -71,12 +82,13 @@ mx_jobs() {
     kill -CONT "$pid"
     wl_reply main 30 || fail "$tag: the stop job" "done" "$WL_REPLY_LINE"
     MX_GAPS+=("$(reply_field gap_ns)")
-    poll_until "$KD_PID" 5 0.05 mx_reported 3 ||
+    poll_until "$KD_PID" 5 0.05 mx_reported $((base + 3)) ||
         fail "$tag: the stopped interval reported within 5 s"
-    n=$(jq -rs --argjson t "$rv" --argjson thr "$MX_THRESHOLD" '
+    n=$(jq -rs --argjson t "$rv" --argjson thr "$MX_THRESHOLD" \
+            --argjson base "$base" '
             map(select(.type == "long_poll" and .tid == $t
-                       and .gap_ns > $thr) | .dominant) | join(" ")' \
-            "$KD_OUT")
+                       and .gap_ns > $thr) | .dominant)
+            | .[$base:] | join(" ")' "$KD_OUT")
     check_eq "$tag: revalidator2's three intervals, by cause (JSON)" \
              "run_queue on_cpu stopped" "$n"
 }
@@ -136,11 +148,12 @@ prom_stop() {
 }
 
 # prom_query QUERY: the vector of QUERY now, as {"LABELS": VALUE} (the
-# labels named by the jq expression PROM_KEY, default the class), from
-# Prometheus' HTTP API.
+# labels named by the jq expression PROM_KEY, default the class; "" for a
+# series without them, as a sum's), from Prometheus' HTTP API.
 prom_query() {
     curl -sf -G --data-urlencode "query=$1" "$PROM_URL/api/v1/query" |
-        jq -c "[.data.result[] | {key: (.metric | ${PROM_KEY:-.class}),
+        jq -c "[.data.result[] | {key: ((.metric | ${PROM_KEY:-.class})
+                                        // \"\" | tostring),
                                   value: (.value[1] | tonumber)}]
                | from_entries"
 }
@@ -161,14 +174,15 @@ mx_scraped() {
 # cause, the histogram's count, buckets and the time of each part exactly
 # as the JSON records of the same run say, and who ran instead too.
 scenario_metrics_prometheus() {
-    local tag=metrics_prometheus om text got want
+    local tag=metrics_prometheus om text got want target
 
     if ! command -v prometheus >/dev/null; then
         fail "$tag: prometheus is not installed (tools/install-deps.sh test)"
         return
     fi
     mx_start $tag || return
-    prom_start $tag "${MX_URL#http://}" || { lp_end $tag; return; }
+    target=${MX_URL#http://}
+    prom_start $tag "${target%%/*}" || { lp_end $tag; return; }
     poll_until "$KD_PID" 30 0.2 eval \
         '[[ $(prom_query "up{job=\"kernel-delay\"}" | jq -r ".[]?") == 1 ]]' ||
         fail "$tag: Prometheus scrapes the endpoint (up == 1)"
@@ -329,7 +343,7 @@ scenario_metrics_hostile() {
                      END { print a, b }' <<<"$text")"
     check_eq "$tag: headers too large answered 431" yes \
              "$(awk '/^kernel_delay_http_responses_total\{code="431"\}/ {
-                         print $2 > 0 ? "yes" : "no" }' <<<"$text")"
+                         print ($2 > 0 ? "yes" : "no") }' <<<"$text")"
     lp_end $tag
     lp_check_records $tag
 }
