@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
+#include "metrics.h"
 #include "parse.h"
 #include "usage.h"
 #include "util.h"
@@ -43,11 +45,12 @@ const struct kd_options kd_options_defaults = {
     .long_poll = false,
     .long_poll_ns = KD_LONG_POLL_DEFAULT_NS,
     .unwind_mib = KD_UNWIND_DEFAULT_MIB,
+    .metrics_tasks = KD_METRICS_TASKS_DEFAULT,
 };
 
 static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
     kd_apply_uint, kd_apply_pages, kd_apply_duration_ns, kd_apply_seconds,
-    kd_apply_string, kd_apply_thread, kd_apply_tids;
+    kd_apply_string, kd_apply_thread, kd_apply_tids, kd_apply_metrics;
 
 /* The offset of member F of struct kd_options, which must be of type T. */
 #define KD_FIELD(F, T)                                                  \
@@ -220,6 +223,21 @@ static const struct kd_option_def kd_option_defs[] = {
         .help = "Add \"node\":NAME to every JSON record (default:\n"
                 "$KD_NODE_NAME when set)",
     }, {
+        .long_name = "metrics",
+        .arg = KD_ARG_REQUIRED, .metavar = "ADDR:PORT",
+        .apply = kd_apply_metrics, .field = KD_FIELD(metrics, const char *),
+        .watch_only = true,
+        .help = "With --long-poll-events: serve Prometheus metrics\n"
+                "of the intervals, their causes and the tool's\n"
+                "health at http://ADDR:PORT/metrics",
+    }, {
+        .long_name = "metrics-tasks",
+        .arg = KD_ARG_REQUIRED, .metavar = "N",
+        KD_UINT(metrics_tasks, 0, KD_METRICS_TASKS_MAX),
+        .help = "With --metrics: name the N tasks that ran longest\n"
+                "instead of the target's threads (0 to 100,\n"
+                "default 5), the others as \"other\"",
+    }, {
         .long_name = "profile-hz",
         .arg = KD_ARG_REQUIRED, .metavar = "HZ",
         KD_UINT(profile_hz, 0, KD_MAX_PROFILE_HZ),
@@ -382,6 +400,23 @@ kd_apply_thread(struct kd_options *o, const struct kd_option_def *def,
         return kd_arg_error(err, def, why);
     }
     regfree(&re);
+    *(const char **) kd_option_field(o, def) = arg;
+    return -1;
+}
+
+/* --metrics ADDR:PORT: checked here, bound at start-up. */
+static int
+kd_apply_metrics(struct kd_options *o, const struct kd_option_def *def,
+                 const char *arg, FILE *out KD_UNUSED, FILE *err)
+{
+    uint16_t port;
+    char *host;
+
+    if (kd_http_parse_address(arg, &host, &port)) {
+        return kd_arg_error(err, def, "expected ADDR:PORT (127.0.0.1:9478, "
+                            "[::1]:9478, or :9478 for every address)");
+    }
+    free(host);
     *(const char **) kd_option_field(o, def) = arg;
     return -1;
 }
@@ -768,6 +803,11 @@ kd_options_parse(struct kd_options *options, int argc, char *argv[],
         && !options->off_cpu) {
         status = kd_arg_error(err, kd_find_def("folded"),
                               "requires --profile-hz or --off-cpu");
+    }
+    if (status < 0 && given_at[kd_find_def("metrics-tasks") - kd_option_defs]
+        && !options->metrics) {
+        status = kd_arg_error(err, kd_find_def("metrics-tasks"),
+                              "requires --metrics");
     }
     if (status < 0 && !options->node_name) {
         const char *node = getenv("KD_NODE_NAME");

@@ -48,6 +48,8 @@ struct kd_options {
     const char *folded;             /* --folded: the file, or NULL. */
     bool frame_pointers;            /* --frame-pointers. */
     unsigned int unwind_mib;        /* --unwind-memory. */
+    const char *metrics;            /* --metrics ADDR:PORT, or NULL. */
+    unsigned int metrics_tasks;     /* --metrics-tasks. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };

@@ -50,6 +50,7 @@
 #                 sample_stacks
 #   outputs.sh    empty_results, json_times, wall_clock, status_line
 #   unwind.sh     unwind_* (user stacks from the call frame information)
+#   metrics.sh    metrics_prometheus, metrics_hostile (--metrics)
 
 set -u
 export LC_ALL=C
@@ -87,6 +88,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/e2e/outputs.sh"
 # shellcheck source=tests/e2e/unwind.sh
 . "$HERE/e2e/unwind.sh"
+# shellcheck source=tests/e2e/metrics.sh
+. "$HERE/e2e/metrics.sh"
 
 # Attempts of a scenario that compares with schedstat (run_with_retry).
 E2E_ATTEMPTS=${E2E_ATTEMPTS:-3}
@@ -113,6 +116,7 @@ long_poll_progress sample_stacks \
 unwind_long_poll unwind_sample unwind_stripped unwind_events \
 unwind_frame_pointers unwind_dlopen unwind_depth unwind_restart \
 empty_results json_times wall_clock status_line \
+metrics_prometheus metrics_hostile \
 autodetect}
 
 WORKLOAD=$HERE/workload
