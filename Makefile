@@ -43,7 +43,7 @@ CORE_SRCS = src/util.c src/options.c src/template.c src/syscalls.c \
 	src/render_text.c src/render_json.c src/output.c src/gap.c \
 	src/hist.c src/summary.c src/losses.c src/hints.c src/folded.c \
 	src/cfi.c src/uwtable.c src/status.c src/names.c src/render_text_gap.c \
-	src/parse.c src/usage.c
+	src/parse.c src/usage.c src/metrics.c src/http.c src/exporter.c
 # Modules that talk to libbcc, libbpf and the kernel.
 KERNEL_SRCS = src/layout.c src/bcc_shim.c src/program.c src/maps.c \
 	src/capture.c src/capture_unwind.c src/stackmaps.c src/source.c \
@@ -169,9 +169,13 @@ tests/cycler: tests/cycler.c
 tests/inject_eio.so: tests/inject_eio.c
 	$(CC) -O2 -g $(WARNFLAGS) -shared -fPIC -o $@ $< -ldl
 
+# Hostile clients of the --metrics endpoint (e2e scenario metrics_hostile).
+tests/hostile_client: tests/hostile_client.c
+	$(CC) -O2 -g $(WARNFLAGS) -pthread -o $@ $<
+
 # What the end-to-end tests run.
 WORKLOADS = tests/workload tests/workload-nofp tests/libkdunwind.so \
-	tests/cycler tests/inject_eio.so
+	tests/cycler tests/inject_eio.so tests/hostile_client
 
 workload: $(WORKLOADS)
 
@@ -242,7 +246,6 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/kernel_delay
 
 clean:
-	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) tests/workload \
-		tests/cycler tests/inject_eio.so
+	rm -rf build kernel_delay $(UNIT_TESTS) $(KERNEL_TESTS) $(WORKLOADS)
 
 -include $(wildcard build/*.d build/unit/*.d)

@@ -717,21 +717,24 @@ function table_7(    n, o, w, t, r) {
 }
 
 # Figure 8: the CPU a watch takes, tool and eBPF programs, with a busy
-# target; the profile's and --off-cpu's part.
-function table_8(    t, tool, bpf, all, base, i, name) {
+# target; the profile's, --off-cpu's and --metrics' (scraped every second)
+# part, and the tracer's resident memory.
+function table_8(    t, tool, bpf, all, base, i, name, rss) {
     print ""
     print "8. A watch's CPU time (% of one CPU: the tool's own, its eBPF" \
         " programs'), --long-poll-events 100 ms on " M["watch_threads"] \
         " threads always inside a poll interval, on one CPU (medians of " \
         M["ev_runs"] " runs of " M["watch_secs"] " s)"
-    split("ours ours-profile ours-offcpu", t, " ")
-    for (i = 1; i <= 3; i++) {
+    split("ours ours-profile ours-offcpu ours-metrics", t, " ")
+    for (i = 1; i <= 4; i++) {
         tool = medv(8, "watch", t[i], "tool_pct")
         bpf = medv(8, "watch", t[i], "bpf_pct")
         all[i] = isnum(tool) && isnum(bpf) ? tool + bpf : ""
+        rss[i] = medv(8, "watch", t[i], "rss_kb")
         name = i == 1 ? "  --long-poll-events" \
                : i == 2 ? "  with --profile-hz " M["profile_hz"] \
-               : "  with --off-cpu"
+               : i == 3 ? "  with --off-cpu" \
+               : "  with --metrics, scraped 1/s"
         row(name " (tool + eBPF)", fmt(2, 1, tool) " + " fmt(2, 1, bpf))
     }
     base = all[1]
@@ -744,6 +747,15 @@ function table_8(    t, tool, bpf, all, base, i, name) {
             M["watch_threads"] " busy threads"))
     row("  --off-cpu adds (% of one CPU)",
         isnum(all[3]) && isnum(base) ? fmt(2, 1, all[3] - base) : "")
+    row("  --metrics scraped 1/s adds (% of one CPU)",
+        isnum(all[4]) && isnum(base) ? fmt(2, 1, all[4] - base) : "", "",
+        "", "< 0.50",
+        verdict(all[4] - base < 0.5, isnum(all[4]) && isnum(base),
+            "8. --metrics scraped every second costs " \
+            fmt(2, 1, all[4] - base) "% of one CPU (< 0.5%)"))
+    row("  RSS (MiB): watch, with --metrics",
+        isnum(rss[1]) ? fmt(1, 1, rss[1] / 1024) : "",
+        isnum(rss[4]) ? fmt(1, 1, rss[4] / 1024) : "")
 }
 
 # Figure 9: the share of samples with the whole chain, from the sums over

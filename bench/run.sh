@@ -1113,9 +1113,25 @@ proc_cpu_ns() {
     }' "/proc/$1/stat"
 }
 
-# watch_run NAME TOOL RUN CMD...: one measured watch of the busy target.
+# watch_scrape URL SECONDS: GET URL once a second for SECONDS seconds, as
+# Prometheus would (the figure's "ours-metrics").
+watch_scrape() {
+    local k
+
+    for ((k = 0; k < $2; k++)); do
+        curl -s -m 2 -H 'Accept: application/openmetrics-text' \
+            -o /dev/null "$1"
+        sleep 1
+    done
+}
+
+# watch_run NAME TOOL RUN CMD...: one measured watch of the busy target:
+# the tracer's CPU time, its eBPF programs' and its resident memory at the
+# end; for TOOL ours-metrics (CMD with --metrics), its endpoint scraped
+# every second meanwhile.
 watch_run() {
-    local name=$1 tool=$2 run=$3 bg tracer c0 c1 b0 b1 t0 t1
+    local name=$1 tool=$2 run=$3 bg tracer c0 c1 b0 b1 t0 t1 url rss
+    local scraper=
     shift 3
     start_bg "$name" 300 "${PIN[@]}" "$@" -p "$BUSY_PID" \
         --long-poll-events 100000000
@@ -1128,17 +1144,32 @@ watch_run() {
         return 1
     fi
     tracer=$(ps -o pid= --ppid "$bg" | tr -d ' ')
+    url=$(sed -n 's/^kernel_delay: metrics at //p' "$WORK/$name.err")
+    if [ "$tool" = ours-metrics ] && [ -z "$url" ]; then
+        kill -INT "$tracer" 2>/dev/null
+        finish_bg "$bg" "$name"
+        fail "watch cost: $tool serves no metrics"
+        return 1
+    fi
+    if [ -n "$url" ]; then
+        watch_scrape "$url" $((WATCH_SECS + 2)) &
+        scraper=$!
+    fi
     sleep 1
     c0=$(proc_cpu_ns "$tracer") b0=$(bpf_run_ns) t0=$EPOCHREALTIME
     sleep "$WATCH_SECS"
     c1=$(proc_cpu_ns "$tracer") b1=$(bpf_run_ns) t1=$EPOCHREALTIME
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$tracer/status")
     kill -INT "$tracer" 2>/dev/null
+    [ -n "$scraper" ] && wait "$scraper"
     finish_bg "$bg" "$name"
     awk -v tool="$tool" -v run="$run" -v c=$((c1 - c0)) -v b=$((b1 - b0)) \
-        -v t0="$t0" -v t1="$t1" 'BEGIN {
+        -v t0="$t0" -v t1="$t1" -v rss="${rss:-}" 'BEGIN {
             OFS = "\t"; ns = (t1 - t0) * 1e9
             print 8, "watch", tool, run, "tool_pct", 100 * c / ns
             print 8, "watch", tool, run, "bpf_pct", 100 * b / ns
+            if (rss != "")
+                print 8, "watch", tool, run, "rss_kb", rss
         }' >> "$OUT/raw.tsv"
 }
 
@@ -1164,6 +1195,8 @@ fig_watch_cost() {
             --profile-hz "$PROFILE_HZ"
         watch_run "watch-ours-offcpu-$i" ours-offcpu "$i" "${OURS[@]}" \
             --off-cpu
+        watch_run "watch-ours-metrics-$i" ours-metrics "$i" "${OURS[@]}" \
+            --metrics 127.0.0.1:0
     done
     echo "$stats" > /proc/sys/kernel/bpf_stats_enabled
     BPF_STATS_WAS=

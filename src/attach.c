@@ -174,8 +174,8 @@ kd_attach_loop(struct kd_sampler *sampler, unsigned int tgid,
 int
 kd_attach_run(const struct kd_options *options,
               const struct kd_output *output, unsigned int tgid,
-              struct kd_capture **capture, struct kd_trigger trigger[2],
-              struct kd_hook hooks[2])
+              struct kd_http *http, struct kd_capture **capture,
+              struct kd_trigger trigger[2], struct kd_hook hooks[2])
 {
     const char *triggers[2] = { options->start_trigger,
                                 options->stop_trigger };
@@ -187,7 +187,7 @@ kd_attach_run(const struct kd_options *options,
 
     kd_thread_filter_init(&filter, options->thread_regex, options->tids,
                           options->n_tids);
-    kd_waiter_init(&waiter, tgid);
+    kd_waiter_init(&waiter, tgid, http);
     kd_host_mount_tracefs();
     kd_host_cleanup_stale_probes();
 

@@ -10,6 +10,7 @@
 #include "trigger.h"
 
 struct kd_capture;
+struct kd_http;
 struct kd_options;
 struct kd_output;
 
@@ -21,12 +22,15 @@ struct kd_output;
  * second, whenever it is not running, and attaches again when it
  * restarts, until a signal or --sample-count intervals.
  *
+ * Every wait of the run serves 'http' (--metrics; NULL: none).
+ *
  * What it opens is left in '*capture', 'triggers' and 'hooks' (both of
  * two: start, stop), for the caller to close after the report is
  * flushed.  Returns the exit status, after printing any error through
  * 'output'. */
 int kd_attach_run(const struct kd_options *, const struct kd_output *,
-                  unsigned int tgid, struct kd_capture **capture,
+                  unsigned int tgid, struct kd_http *http,
+                  struct kd_capture **capture,
                   struct kd_trigger triggers[2], struct kd_hook hooks[2]);
 
 #endif /* attach.h */

@@ -9,7 +9,6 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
@@ -144,26 +143,17 @@ kd_events_open(struct kd_events *events, int map_fd)
 }
 
 int
-kd_events_wait(struct kd_events *events, int extra_fd,
-               const struct timespec *timeout, const sigset_t *sigmask,
-               bool *extra_ready)
+kd_events_fd(const struct kd_events *events)
 {
-    struct pollfd pfds[2] = {
-        { .fd = ring_buffer__epoll_fd(events->rb), .events = POLLIN },
-        { .fd = extra_fd, .events = POLLIN },
-    };
-    int n = ppoll(pfds, extra_fd >= 0 ? 2 : 1, timeout, sigmask);
+    return ring_buffer__epoll_fd(events->rb);
+}
 
-    if (n < 0 && errno != EINTR) {
-        return errno;
-    }
-    if (n > 0 && extra_fd >= 0 && pfds[1].revents) {
-        *extra_ready = true;
-    }
-    if (ring_buffer__consume(events->rb) < 0) {
-        return EIO;
-    }
-    return n < 0 ? EINTR : 0;
+int
+kd_events_consume(struct kd_events *events)
+{
+    int n = ring_buffer__consume(events->rb);
+
+    return n < 0 ? -1 : n;
 }
 
 void

@@ -69,13 +69,12 @@ struct kd_events {
  * positive errno. */
 int kd_events_open(struct kd_events *, int map_fd);
 
-/* Waits up to 'timeout' for events, for 'extra_fd' (if >= 0) to become
- * readable (then sets '*extra_ready'), or for a signal of those 'sigmask'
- * lets through, then consumes every event there is.  Returns 0, EINTR
- * after a signal, or another positive errno. */
-int kd_events_wait(struct kd_events *, int extra_fd,
-                   const struct timespec *timeout, const sigset_t *sigmask,
-                   bool *extra_ready);
+/* The file descriptor that is readable when events come, for poll(). */
+int kd_events_fd(const struct kd_events *);
+
+/* Consumes every event there is, without waiting.  Returns how many, or
+ * -1 on error. */
+int kd_events_consume(struct kd_events *);
 
 void kd_events_close(struct kd_events *);
 

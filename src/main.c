@@ -24,8 +24,10 @@
 
 #include "attach.h"
 #include "capture.h"
+#include "exporter.h"
 #include "hints.h"
 #include "hook.h"
+#include "http.h"
 #include "host.h"
 #include "options.h"
 #include "output.h"
@@ -156,7 +158,8 @@ kd_list_probes(const struct kd_output *output, unsigned int tgid)
 
 /* kd_run() once the output is ready.  Returns the exit status. */
 static int
-kd_run_target(struct kd_options *options, struct kd_output *output)
+kd_run_target(struct kd_options *options, struct kd_output *output,
+              struct kd_http *http)
 {
     struct kd_capture *capture = NULL;
     struct kd_trigger triggers[2];
@@ -187,7 +190,7 @@ kd_run_target(struct kd_options *options, struct kd_output *output)
 
     memset(triggers, 0, sizeof triggers);
     memset(hooks, 0, sizeof hooks);
-    status = kd_attach_run(options, output, tgid, &capture, triggers,
+    status = kd_attach_run(options, output, tgid, http, &capture, triggers,
                            hooks);
     kd_output_status_clear(output);
 
@@ -207,6 +210,7 @@ kd_run_target(struct kd_options *options, struct kd_output *output)
 static int
 kd_run(struct kd_options *options)
 {
+    struct kd_exporter *exporter = NULL;
     struct kd_status_line status_line;
     struct kd_output output;
     int status;
@@ -229,10 +233,28 @@ kd_run(struct kd_options *options)
             return EX_CANTCREAT;
         }
     }
-    status = kd_run_target(options, &output);
+    if (options->metrics) {
+        /* Bound before anything else, so that a port taken fails at
+         * once; served from then on by every wait. */
+        char *error = NULL;
+
+        if (kd_exporter_open(&exporter, options, &error)) {
+            kd_output_error(&output, "%s (--metrics)\n", error);
+            free(error);
+            if (output.folded) {
+                fclose(output.folded);
+            }
+            return EX_UNAVAILABLE;
+        }
+        output.metrics = kd_exporter_metrics(exporter);
+        fprintf(stderr, "kernel_delay: metrics at http://%s/metrics\n",
+                kd_http_address(kd_exporter_http(exporter)));
+    }
+    status = kd_run_target(options, &output, kd_exporter_http(exporter));
     if (output.folded) {
         fclose(output.folded);
     }
+    kd_exporter_close(exporter);
     return status;
 }
 

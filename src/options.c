@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
+#include "metrics.h"
 #include "parse.h"
 #include "usage.h"
 #include "util.h"
@@ -47,11 +49,12 @@ const struct kd_options kd_options_defaults = {
     .trace_max_mib = KD_TRACE_MIB_DEFAULT,
     .trace_max_files = KD_TRACE_FILES_DEFAULT,
     .on_long_poll_period_ns = KD_ON_LONG_POLL_PERIOD_DEFAULT_NS,
+    .metrics_tasks = KD_METRICS_TASKS_DEFAULT,
 };
 
 static kd_option_apply_fn kd_apply_help, kd_apply_version, kd_apply_debug,
     kd_apply_uint, kd_apply_pages, kd_apply_duration_ns, kd_apply_seconds,
-    kd_apply_string, kd_apply_thread, kd_apply_tids;
+    kd_apply_string, kd_apply_thread, kd_apply_tids, kd_apply_metrics;
 
 /* The offset of member F of struct kd_options, which must be of type T. */
 #define KD_FIELD(F, T)                                                  \
@@ -224,6 +227,21 @@ static const struct kd_option_def kd_option_defs[] = {
         .help = "Add \"node\":NAME to every JSON record (default:\n"
                 "$KD_NODE_NAME when set)",
     }, {
+        .long_name = "metrics",
+        .arg = KD_ARG_REQUIRED, .metavar = "ADDR:PORT",
+        .apply = kd_apply_metrics, .field = KD_FIELD(metrics, const char *),
+        .watch_only = true,
+        .help = "With --long-poll-events: serve Prometheus metrics\n"
+                "of the intervals, their causes and the tool's\n"
+                "health at http://ADDR:PORT/metrics",
+    }, {
+        .long_name = "metrics-tasks",
+        .arg = KD_ARG_REQUIRED, .metavar = "N",
+        KD_UINT(metrics_tasks, 0, KD_METRICS_TASKS_MAX),
+        .help = "With --metrics: name the N tasks that ran longest\n"
+                "instead of the target's threads (0 to 100,\n"
+                "default 5), the others as \"other\"",
+    }, {
         .long_name = "profile-hz",
         .arg = KD_ARG_REQUIRED, .metavar = "HZ",
         KD_UINT(profile_hz, 0, KD_MAX_PROFILE_HZ),
@@ -265,11 +283,10 @@ static const struct kd_option_def kd_option_defs[] = {
                 "thread's states, syscalls, wake-ups and history",
     }, {
         .long_name = "trace-history",
-        .arg = KD_ARG_REQUIRED, .metavar = "N",
+        .arg = KD_ARG_REQUIRED, .metavar = "N", .watch_only = true,
         .apply = kd_apply_pages,
         .field = KD_FIELD(trace_history, unsigned int),
         .min = KD_MIN_TRACE_HISTORY, .max = KD_MAX_TRACE_HISTORY,
-        .watch_only = true,
         .help = "With --trace-dir: keep the last N records of each\n"
                 "thread in the kernel (16 to 4096, rounded up to a\n"
                 "power of 2), default 256",
@@ -430,6 +447,23 @@ kd_apply_thread(struct kd_options *o, const struct kd_option_def *def,
         return kd_arg_error(err, def, why);
     }
     regfree(&re);
+    *(const char **) kd_option_field(o, def) = arg;
+    return -1;
+}
+
+/* --metrics ADDR:PORT: checked here, bound at start-up. */
+static int
+kd_apply_metrics(struct kd_options *o, const struct kd_option_def *def,
+                 const char *arg, FILE *out KD_UNUSED, FILE *err)
+{
+    uint16_t port;
+    char *host;
+
+    if (kd_http_parse_address(arg, &host, &port)) {
+        return kd_arg_error(err, def, "expected ADDR:PORT (127.0.0.1:9478, "
+                            "[::1]:9478, or :9478 for every address)");
+    }
+    free(host);
     *(const char **) kd_option_field(o, def) = arg;
     return -1;
 }
@@ -675,6 +709,7 @@ kd_check_requires(const int given_at[KD_N_OPTIONS], FILE *err)
         { "trace-max-mib", "trace-dir" },
         { "trace-max-files", "trace-dir" },
         { "on-long-poll-period", "on-long-poll" },
+        { "metrics-tasks", "metrics" },
     };
 
     for (size_t i = 0; i < KD_ARRAY_SIZE(requires); i++) {

@@ -55,6 +55,8 @@ struct kd_options {
     unsigned int trace_max_files;   /* --trace-max-files. */
     const char *on_long_poll;       /* --on-long-poll: the command. */
     uint64_t on_long_poll_period_ns;    /* --on-long-poll-period. */
+    const char *metrics;            /* --metrics ADDR:PORT, or NULL. */
+    unsigned int metrics_tasks;     /* --metrics-tasks. */
     bool sample_count_set;          /* --sample-count was given. */
     bool version;                   /* --version was shown. */
 };

@@ -16,6 +16,7 @@
 
 #include "folded.h"
 #include "gap.h"
+#include "metrics.h"
 #include "options.h"
 #include "render_json.h"
 #include "render_text.h"
@@ -141,6 +142,32 @@ kd_output_error(const struct kd_output *o, const char *format, ...)
     fflush(o->errors);
 }
 
+/* --metrics: an interval, ended or in progress (counted once it ends),
+ * with what the capture lost so far. */
+static void
+kd_output_metrics(const struct kd_output *o, const struct kd_gap *gap,
+                  const struct kd_losses *total)
+{
+    if (o->metrics) {
+        kd_metrics_set_losses(o->metrics, total);
+        kd_metrics_add_gap(o->metrics, gap);
+    }
+}
+
+/* --metrics: a watch starts (attached) or ends, with what its capture
+ * lost, 'total'. */
+static void
+kd_output_metrics_watch(const struct kd_output *o, bool attached,
+                        const struct kd_losses *total)
+{
+    if (o->metrics) {
+        if (total) {
+            kd_metrics_set_losses(o->metrics, total);
+        }
+        kd_metrics_set_attached(o->metrics, attached);
+    }
+}
+
 /* Text, in the reference's layout. */
 
 /* A timestamp line ("# Start sampling @..."), at once, so that whoever
@@ -235,6 +262,7 @@ kd_output_text_watch_start(const struct kd_output *o, uint64_t threshold_ns)
     snprintf(what, sizeof what, "# Start watching poll() intervals over "
              "%s ns", kd_report_thousands(threshold_ns, num));
     kd_output_text_timestamp(o, what, 0, 0);
+    kd_output_metrics_watch(o, true, NULL);
 }
 
 /* --folded: the stacks of an interval that ended, appended at once (a
@@ -264,6 +292,7 @@ kd_output_text_long_poll(const struct kd_output *o, const struct kd_gap *gap,
     kd_render_text_gap(&ds, gap);
     kd_output_write(o, &ds);
     kd_output_folded(o, gap);
+    kd_output_metrics(o, gap, total);
 }
 
 static void
@@ -281,6 +310,7 @@ kd_output_text_watch_end(const struct kd_output *o, unsigned int tgid,
 
     kd_render_text_watch_end(&ds, tgid, total, reported, target_exited);
     kd_output_write(o, &ds);
+    kd_output_metrics_watch(o, false, total);
 }
 
 static void
@@ -360,8 +390,8 @@ kd_output_json_final(const struct kd_output *o,
 static void
 kd_output_json_watch_start(const struct kd_output *o, uint64_t threshold_ns)
 {
-    (void) o;
     (void) threshold_ns;
+    kd_output_metrics_watch(o, true, NULL);
 }
 
 static void
@@ -373,6 +403,7 @@ kd_output_json_long_poll(const struct kd_output *o, const struct kd_gap *gap,
     kd_render_json_gap(&ds, o->node, gap, total);
     kd_output_write(o, &ds);
     kd_output_folded(o, gap);
+    kd_output_metrics(o, gap, total);
 }
 
 static void
@@ -391,6 +422,7 @@ kd_output_json_watch_end(const struct kd_output *o, unsigned int tgid,
     kd_render_json_watch_end(&ds, o->node, tgid, total, reported,
                              target_exited);
     kd_output_write(o, &ds);
+    kd_output_metrics_watch(o, false, total);
 }
 
 static void
@@ -431,4 +463,5 @@ kd_output_init(struct kd_output *output, const struct kd_options *options,
     output->line = NULL;
     output->node = options->node_name;
     output->folded = NULL;
+    output->metrics = NULL;
 }

@@ -16,6 +16,7 @@
 
 struct kd_gap;
 struct kd_losses;
+struct kd_metrics;
 struct kd_options;
 struct kd_snapshot;
 struct kd_window;
@@ -49,6 +50,9 @@ struct kd_output {
     /* Where each ended long poll interval's stacks go in the folded
      * format (--folded), or NULL. */
     FILE *folded;
+    /* What each watch and each ended interval count in (--metrics), or
+     * NULL. */
+    struct kd_metrics *metrics;
 
     /* Sampling (kd_sampler_run()). */
 

@@ -19,6 +19,7 @@
 #include "evidence.h"
 #include "stackmaps.h"
 #include "gap.h"
+#include "metrics.h"
 #include "options.h"
 #include "output.h"
 #include "snapshot.h"
@@ -500,6 +501,22 @@ kd_sampler_profile_sweep(const struct kd_sampler *s, uint64_t *last)
     free(error);
 }
 
+/* --metrics: what the capture lost, brought up to date once a second
+ * ('*last': when it last was), as no interval may come to say it. */
+static void
+kd_sampler_metrics_losses(const struct kd_sampler *s, uint64_t *last)
+{
+    uint64_t now = kd_now_ns();
+
+    if (!s->output->metrics || now - *last < 1000000000ull) {
+        return;
+    }
+    *last = now;
+    kd_sampler_watch_losses(s);
+    kd_metrics_set_losses(s->output->metrics,
+                          kd_capture_total_losses(s->capture));
+}
+
 /* --long-poll-events: capture from now on, with no pause, and report each
  * long poll interval as its event comes, until a signal, the target's exit
  * or --sample-count intervals.  Returns 0 or a positive errno. */
@@ -512,7 +529,7 @@ kd_sampler_watch(struct kd_sampler *s)
     struct kd_status st = { .trigger = NULL };
     struct kd_open_gaps open = { .v = NULL };
     struct kd_symbols symbols;
-    uint64_t since = kd_now_ns(), swept = since;
+    uint64_t since = kd_now_ns(), swept = since, counted = since;
     unsigned int *reported = &s->reported;
     int err;
 
@@ -542,6 +559,7 @@ kd_sampler_watch(struct kd_sampler *s)
             kd_sampler_watch_progress(s, &symbols, &open, false);
         }
         kd_sampler_profile_sweep(s, &swept);
+        kd_sampler_metrics_losses(s, &counted);
         kd_sampler_refresh(s);
         kd_evidence_poll(s->evidence);
     }

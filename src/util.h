@@ -15,6 +15,7 @@
 
 #define KD_ARRAY_SIZE(A) (sizeof (A) / sizeof (A)[0])
 #define KD_MIN(A, B) ((A) < (B) ? (A) : (B))
+#define KD_MAX(A, B) ((A) > (B) ? (A) : (B))
 
 #if defined(__GNUC__)
 #define KD_PRINTF_FORMAT(FMT, ARG1) \

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "http.h"
 #include "util.h"
 
 /* Set by the signal handler, and only there. */
@@ -29,7 +30,7 @@ kd_on_signal(int signo)
 }
 
 void
-kd_waiter_init(struct kd_waiter *w, unsigned int tgid)
+kd_waiter_init(struct kd_waiter *w, unsigned int tgid, struct kd_http *http)
 {
     static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
     struct sigaction sa;
@@ -43,6 +44,7 @@ kd_waiter_init(struct kd_waiter *w, unsigned int tgid)
         sigaddset(&w->signals, signals[i]);
     }
     w->pidfd = -1;
+    w->http = http;
     kd_waiter_retarget(w, tgid);
 }
 
@@ -79,7 +81,10 @@ kd_waiter_done(const struct kd_waiter *w)
 
 /* The signals are blocked from the test of kd_signalled until ppoll()
  * atomically lets them in, so that none is missed; they are never blocked
- * otherwise. */
+ * otherwise.  The ring buffer's events end the wait, as the target's exit
+ * and signals do; the endpoint's sockets do not: what they are ready for
+ * is done, and the wait goes on, woken again at the endpoint's next
+ * deadline. */
 int
 kd_wait(struct kd_waiter *w, struct kd_events *events, uint64_t deadline_ns)
 {
@@ -88,28 +93,53 @@ kd_wait(struct kd_waiter *w, struct kd_events *events, uint64_t deadline_ns)
 
     sigprocmask(SIG_BLOCK, &w->signals, &old);
     while (!kd_signalled && !w->target_exited && !err) {
-        uint64_t now = kd_now_ns();
-        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
-        struct timespec ts = {
-            .tv_sec = left / 1000000000ull,
-            .tv_nsec = left % 1000000000ull,
-        };
+        struct pollfd fds[2 + 1 + KD_HTTP_MAX_CONNS];
+        uint64_t now = kd_now_ns(), until = deadline_ns;
+        size_t n = 0, n_own;
+        struct timespec ts;
+        bool woken;
+        int rc;
 
-        if (!left) {
+        if (now >= deadline_ns) {
             break;
         }
         if (events) {
-            err = kd_events_wait(events, w->pidfd, &ts, &old,
-                                 &w->target_exited);
-            if (!err) {
-                break;
-            }
-            err = err == EINTR ? 0 : err;
-        } else {
-            struct pollfd pfd = { .fd = w->pidfd, .events = POLLIN };
-
-            if (ppoll(&pfd, w->pidfd >= 0, &ts, &old) > 0) {
+            fds[n++] = (struct pollfd) {
+                .fd = kd_events_fd(events), .events = POLLIN,
+            };
+        }
+        if (w->pidfd >= 0) {
+            fds[n++] = (struct pollfd) { .fd = w->pidfd, .events = POLLIN };
+        }
+        n_own = n;
+        if (w->http) {
+            n += kd_http_fds(w->http, fds + n);
+            until = KD_MIN(until, KD_MAX(kd_http_deadline(w->http), now));
+        }
+        ts.tv_sec = (until - now) / 1000000000ull;
+        ts.tv_nsec = (until - now) % 1000000000ull;
+        rc = ppoll(fds, n, &ts, &old);
+        if (rc < 0 && errno != EINTR) {
+            err = errno;
+            break;
+        }
+        woken = false;
+        for (size_t i = 0; rc > 0 && i < n_own; i++) {
+            if (fds[i].revents && fds[i].fd == w->pidfd) {
                 w->target_exited = true;
+            } else if (fds[i].revents) {
+                woken = true;
+            }
+        }
+        if (w->http) {
+            kd_http_serve(w->http, fds + n_own, n - n_own, kd_now_ns());
+        }
+        if (events) {
+            rc = kd_events_consume(events);
+            if (rc < 0) {
+                err = EIO;
+            } else if (rc > 0 || woken) {
+                break;
             }
         }
     }

@@ -52,6 +52,7 @@
 #                 sample_stacks
 #   outputs.sh    empty_results, json_times, wall_clock, status_line
 #   unwind.sh     unwind_* (user stacks from the call frame information)
+#   metrics.sh    metrics_prometheus, metrics_hostile (--metrics)
 #   evidence.sh   evidence_* (--trace-dir's traces, --on-long-poll)
 
 set -u
@@ -90,6 +91,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/e2e/outputs.sh"
 # shellcheck source=tests/e2e/unwind.sh
 . "$HERE/e2e/unwind.sh"
+# shellcheck source=tests/e2e/metrics.sh
+. "$HERE/e2e/metrics.sh"
 # shellcheck source=tests/e2e/evidence.sh
 . "$HERE/e2e/evidence.sh"
 
@@ -120,6 +123,7 @@ evidence_action_hang evidence_action_fail evidence_caps \
 unwind_long_poll unwind_sample unwind_stripped unwind_events \
 unwind_frame_pointers unwind_dlopen unwind_depth unwind_restart \
 empty_results json_times wall_clock status_line \
+metrics_prometheus metrics_hostile \
 autodetect}
 
 WORKLOAD=$HERE/workload

@@ -269,11 +269,14 @@ refused() {
 validate() {
     local mods=$K8S_CACHE/node_modules bad=$WORK/bad.yaml
 
-    if [[ ! -d $mods/kubernetes-models || ! -d $mods/js-yaml ]]; then
+    if [[ ! -d $mods/kubernetes-models || ! -d $mods/js-yaml
+          || ! -d $mods/@kubernetes-models/prometheus-operator ]]; then
         mkdir -p "$K8S_CACHE"
         (cd "$K8S_CACHE" && npm install --no-audit --no-fund \
-            kubernetes-models@5.1.0 js-yaml@4 >/dev/null 2>&1) ||
-            { fail "npm install kubernetes-models js-yaml"; return; }
+            kubernetes-models@5.1.0 js-yaml@4 \
+            @kubernetes-models/prometheus-operator@6.0.0 >/dev/null 2>&1) ||
+            { fail "npm install kubernetes-models js-yaml \
+@kubernetes-models/prometheus-operator"; return; }
     fi
     for f in "$TOP"/deploy/kubernetes/*.yaml; do
         if node "$HERE/validate-k8s.mjs" "$mods" "$f" >"$WORK/v.out"; then
@@ -290,6 +293,15 @@ validate() {
     else
         pass "a broken DaemonSet is rejected\
  ($(grep -o 'hostPID must be boolean' "$WORK/v.out"))"
+    fi
+    # And a broken PodMonitor: the CRDs' schemas hold too.
+    sed 's/interval: 30s/interval: [30s]/' \
+        "$TOP/deploy/kubernetes/podmonitor.yaml" >"$bad"
+    if node "$HERE/validate-k8s.mjs" "$mods" "$bad" >"$WORK/v.out"; then
+        fail "a broken PodMonitor is rejected: $(cat "$WORK/v.out")"
+    else
+        pass "a broken PodMonitor is rejected\
+ ($(grep -o 'interval must be string' "$WORK/v.out"))"
     fi
 }
 

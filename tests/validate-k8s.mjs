@@ -1,8 +1,10 @@
 // Validates Kubernetes manifests against the Kubernetes API's schemas,
 // offline: those of the npm package kubernetes-models (JSON schemas from
-// the Kubernetes OpenAPI document, compiled with Ajv), YAML read with the
-// npm package js-yaml.  tests/test-image.sh installs both (npm install,
-// once, into a cache) and runs this.
+// the Kubernetes OpenAPI document, compiled with Ajv), and for the
+// Prometheus Operator's CRDs (PodMonitor, PrometheusRule) those of
+// @kubernetes-models/prometheus-operator (from the CRDs' own schemas); YAML
+// read with the npm package js-yaml.  tests/test-image.sh installs them
+// (npm install, once, into a cache) and runs this.
 //
 // Usage: node tests/validate-k8s.mjs NODE_MODULES FILE...
 // Prints "OK FILE: KIND NAME" or "INVALID FILE: KIND NAME: ERRORS" for each
@@ -18,11 +20,19 @@ const require = createRequire(path.join(modules, "x.js"));
 const yaml = require("js-yaml");
 let bad = 0;
 
+// The packages of the models of CRDs, by API group.
+const crds = {
+    "monitoring.coreos.com": "@kubernetes-models/prometheus-operator",
+};
+
 // The model module of 'apiVersion' and 'kind': apps/v1 DaemonSet is
-// kubernetes-models/apps/v1/DaemonSet.js, v1 Pod is v1/Pod.js.
+// kubernetes-models/apps/v1/DaemonSet.js, v1 Pod is v1/Pod.js,
+// monitoring.coreos.com/v1 PodMonitor is
+// @kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor.js.
 async function model(apiVersion, kind) {
-    const file = path.join(modules, "kubernetes-models", apiVersion,
-                           `${kind}.js`);
+    const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+    const file = path.join(modules, crds[group] ?? "kubernetes-models",
+                           apiVersion, `${kind}.js`);
     if (!/^[A-Za-z0-9.\/-]+$/.test(apiVersion + kind)
         || !fs.existsSync(file)) {
         return null;

@@ -3,7 +3,7 @@
 # tested, when they are missing.  Run as root on Debian 12.
 #
 # Usage: install-deps.sh [--print]
-#            [build|demo|test|reference|bench|lane|lane-arm64] ...
+#            [build|demo|test|reference|bench|lane|lane-arm64|image] ...
 #   --print    only print the packages of the sets, one a line.
 #   build      libbcc, libbpf, libelf, libdw (the unwind tables), pkg-config,
 #              kernel headers.
@@ -12,17 +12,27 @@
 #   test       build + systemtap-sdt-dev, bpftool, jq, clang and its
 #              sanitizer runtimes (for the tests and the fuzzers), Open
 #              vSwitch (a real ovs-vswitchd for --long-poll-events),
-#              stress-ng (the load the suite must pass beside) and groff
-#              (the man page rendered, tests/test-man.sh).
+#              stress-ng (the load the suite must pass beside), groff
+#              (the man page rendered, tests/test-man.sh) and prometheus
+#              (promtool for the shipped alerts, a real Prometheus for the
+#              e2e scenario metrics_prometheus; its service is stopped and
+#              disabled where this installs it and systemd runs), curl.
 #   reference  test + what the reference script needs (for comparisons).
 #   bench      reference + perf (make bench: figure 9 sets ours beside
-#              perf record --call-graph dwarf) and Open vSwitch (figure 1:
-#              the unwind tables of a real ovs-vswitchd).
+#              perf record --call-graph dwarf), Open vSwitch (figure 1:
+#              the unwind tables of a real ovs-vswitchd) and curl (figure
+#              8 scrapes --metrics).
 #   lane       reference + what the kernel lane needs (tests/kernels):
 #              qemu, a static busybox, kmod, cpio, xz, OVS, iproute2.
 #   lane-arm64 what the arm64 lane needs on the host: qemu-system-arm,
 #              qemu-user-static and binfmt-support, debootstrap, kmod,
 #              cpio, xz (its user space is tests/kernels/arm64-root's).
+#   image      what make base-image, image and check-image need: podman,
+#              and runc beside the crun podman brings, as crun refuses a
+#              cgroup v1/v2 hybrid ("cgroups in hybrid mode not
+#              supported"; tools/podman-flags.sh then selects runc),
+#              debootstrap, Open vSwitch, jq, and node and npm (the
+#              manifests' validation, tests/validate-k8s.mjs).
 set -eu
 
 pkgs="gcc make libbpfcc-dev libbpf-dev libelf-dev libdw-dev pkg-config \
@@ -37,16 +47,24 @@ for what in "$@"; do
     build) ;;
     demo) pkgs="$pkgs systemtap-sdt-dev" ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
-clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base" ;;
+clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base \
+prometheus curl" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     bench) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
-python3-bpfcc python3-tz python3-psutil linux-perf openvswitch-switch" ;;
+python3-bpfcc python3-tz python3-psutil linux-perf openvswitch-switch curl" ;;
     lane) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil qemu-system-x86 busybox-static kmod \
 cpio xz-utils openvswitch-switch iproute2" ;;
     lane-arm64) pkgs="$pkgs qemu-system-arm qemu-user-static binfmt-support \
 debootstrap kmod cpio xz-utils" ;;
+    image)
+        pkgs="$pkgs podman runc debootstrap openvswitch-switch jq"
+        # Node.js and npm: Debian's, unless some are there (NodeSource's
+        # nodejs holds npm, and conflicts with Debian's).
+        command -v node >/dev/null || pkgs="$pkgs nodejs"
+        command -v npm >/dev/null || pkgs="$pkgs npm"
+        ;;
     *) echo "install-deps.sh: unknown set '$what'" >&2; exit 2 ;;
     esac
 done
@@ -75,3 +93,12 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# The tests start Prometheus servers of their own: none is left running for
+# good where this installed it.
+case " $missing " in
+*" prometheus "*)
+    if [ -d /run/systemd/system ]; then
+        systemctl disable --now prometheus >/dev/null 2>&1 || true
+    fi
+    ;;
+esac

@@ -17,6 +17,8 @@ kd_bin=${KD_BIN:-./kernel_delay}
 run_suite unit tests/unit/run
 run_suite man tests/test-man.sh
 run_suite bench-analyze tests/test-bench-analyze.sh
+run_suite prometheus-rules tests/test-prometheus-rules.sh
+run_suite podman-flags tests/test-podman-flags.sh
 run_suite template tests/test_kernel
 run_suite install tests/test-install.sh
 run_suite fuzz tests/fuzz/run-fuzz.sh 10

@@ -45,7 +45,7 @@ uw_wl() {
 # blocked stack whole, the read()'s chain as long as the read() lasted
 # less its CPU time, woken by handler1 whose stack is whole too.
 uw_check() {
-    local tag=$1 rec=$2 n spin whole read read_ns waker bad
+    local tag=$1 rec=$2 n spin whole read read_ns waker bad failed
 
     n=$(jq -r '.profile.samples // 0' <<<"$rec")
     if ! is_uint "$n" || ((n < 50)); then
@@ -67,6 +67,10 @@ uw_check() {
                   | .frames] | .[0]' <<<"$rec"))"
     fi
     check_eq "$tag: every sample's stack whole" "$n" "$whole"
+    ((whole == n)) ||
+        note "$tag: those not whole: $(jq -c "$UW_JQ"'
+                  [.on_cpu_stacks[] | select(.frames | whole | not)
+                   | {samples, frames}]' <<<"$rec")"
 
     bad=$(jq -c "$UW_JQ"'[.blocked[] | (.waker.frames // []) as $w
                   | select((.frames | whole | not)
@@ -78,8 +82,15 @@ uw_check() {
         [.blocked[] | select(.frames | chain | test($re)) | .ns]
         | add // 0' <<<"$rec")
     if is_uint "$read_ns"; then
+        failed=$TEST_FAILED
         check_close "$tag: the read()'s chain blocked as long as the read()" \
                     "$read_ns" "$read" $((5 * MS * WAIT_SCALE))
+        ((TEST_FAILED == failed)) ||
+            note "$tag: the sleeps: $(jq -c "$UW_JQ"'
+                      .off_cpu, [.blocked[] | {count, ns,
+                       chain: (.frames | chain),
+                       waker: (.waker.frames // [] | chain)}],
+                      .warnings' <<<"$rec" | tr '\n' ' ')"
     else
         fail "$tag: the workload's truth" "read_ns=..." "$WL_REPLY_LINE"
     fi

@@ -49,12 +49,16 @@
     "                    [--long-poll-events [DURATION_NS]] [--wall-clock] "\
     "[-q]\n"                                                            \
     "                    [--wait-target] [--node-name NAME] "            \
-    "[--profile-hz HZ]\n"                                               \
-    "                    [--off-cpu] [--folded FILE] [--frame-pointers]\n" \
-    "                    [--unwind-memory MIB] [--trace-dir DIR]\n"    \
-    "                    [--trace-history N] [--trace-max-mib MIB]\n"  \
-    "                    [--trace-max-files N] [--on-long-poll CMD]\n" \
-    "                    [--on-long-poll-period DURATION] [--version]\n"
+    "[--metrics ADDR:PORT]\n"                                           \
+    "                    [--metrics-tasks N] [--profile-hz HZ] "         \
+    "[--off-cpu]\n"                                                     \
+    "                    [--folded FILE] [--frame-pointers] "            \
+    "[--unwind-memory MIB]\n"                                           \
+    "                    [--trace-dir DIR] [--trace-history N]\n"       \
+    "                    [--trace-max-mib MIB] [--trace-max-files N]\n" \
+    "                    [--on-long-poll CMD] "                          \
+    "[--on-long-poll-period DURATION]\n"                                \
+    "                    [--version]\n"
 
 /* The rest of --help, after the usage: written out in full, as argparse
  * lays these options out (from columns 2 and 24, 78 wide). */
@@ -137,6 +141,14 @@ static const char help_rest[] =
     "  --node-name NAME      Add \"node\":NAME to every JSON record "
     "(default:\n"
     "                        $KD_NODE_NAME when set)\n"
+    "  --metrics ADDR:PORT   With --long-poll-events: serve Prometheus "
+    "metrics\n"
+    "                        of the intervals, their causes and the tool's\n"
+    "                        health at http://ADDR:PORT/metrics\n"
+    "  --metrics-tasks N     With --metrics: name the N tasks that ran "
+    "longest\n"
+    "                        instead of the target's threads (0 to 100,\n"
+    "                        default 5), the others as \"other\"\n"
     "  --profile-hz HZ       Sample the target's stacks HZ times a second "
     "(0\n"
     "                        to 10000, default 0: off) and show what each "
