@@ -153,7 +153,8 @@ FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SECONDS ?= 60
 
 FUZZ_SRCS_trigger = src/trigger.c src/util.c
-FUZZ_SRCS_options = src/options.c src/parse.c src/usage.c src/util.c
+FUZZ_SRCS_options = src/options.c src/parse.c src/usage.c src/http.c \
+	src/util.c
 FUZZ_SRCS_template = src/template.c src/util.c
 
 $(FUZZ_BUILD):
