@@ -649,7 +649,7 @@ ev_pgrp_alive() {
     local stat rest
 
     for stat in /proc/[0-9]*/stat; do
-        read -r rest <"$stat" 2>/dev/null || continue
+        { read -r rest <"$stat"; } 2>/dev/null || continue
         rest=${rest##*) }
         read -r _ _ rest _ <<<"$rest"
         [[ $rest == "$1" ]] && return 0
