@@ -819,6 +819,26 @@ kd_json_begin() {
     kd_begin "$tag" "$sample" --json "$@"
 }
 
+# kd_json_open TAG ARGS...: kd_json_begin of a run whose sample the test
+# ends itself, with SIGINT (kd_interrupt), once its jobs are done: the
+# window (an hour) cannot close before them, however long the test takes
+# to see the capture begin and the jobs take to run (both stretch under
+# emulation on a busy host: a 10 s window closed in the middle of a 0.5 s
+# job in the kernel lane).
+kd_json_open() {
+    local tag=$1
+
+    shift
+    kd_json_begin "$tag" 3600 "$@"
+}
+
+# kd_interrupt TAG TIMEOUT_S: ends the sample of a kd_json_open run with
+# SIGINT (the sample is reported, the tool exits 0), then kd_finish.
+kd_interrupt() {
+    kill -INT "$KD_PID" 2>/dev/null
+    kd_finish "$1" "$2"
+}
+
 # kd_finish TAG TIMEOUT_S: waits for the tool, checks that it exited 0
 # (its stderr as a note otherwise) and left nothing attached.
 kd_finish() {

@@ -1009,7 +1009,7 @@ ss_run() {
 
     shift
     # Every thread of the target counts (--tid filters the report).
-    kd_json_begin $tag 2 -p "$pid" --tid "$rv" --profile-hz 997 --off-cpu \
+    kd_json_open $tag -p "$pid" --tid "$rv" --profile-hz 997 --off-cpu \
         "$@" || return
     wl_cmd main "usersys 100 50" \
         || fail "$tag: job usersys" "done" "$WL_REPLY_LINE"
@@ -1017,7 +1017,7 @@ ss_run() {
         || fail "$tag: job handoff" "done" "$WL_REPLY_LINE"
     read=$(reply_field read_ns) waker=$(reply_field waker_tid)
     read_cpu=$(reply_field read_cpu_ns)
-    kd_finish $tag 60
+    kd_interrupt $tag 60
     LP_REC=$(jq -c --argjson t "$rv" '.threads[]? | select(.tid == $t)' \
                  "$KD_OUT" | head -n 1)
     # What found no room is counted, never hidden.

@@ -167,11 +167,11 @@ uw_sample_run() {
 
     shift
     rv=${WL_TID[nofp:revalidator2]}
-    kd_json_begin "$tag" 2 -p "${WL_PID[nofp]}" --tid "$rv" \
+    kd_json_open "$tag" -p "${WL_PID[nofp]}" --tid "$rv" \
         --profile-hz 499 --off-cpu "$@" || return
     wl_cmd nofp "deep 400 100" \
         || fail "$tag: job deep" "done" "$WL_REPLY_LINE"
-    kd_finish "$tag" 60
+    kd_interrupt "$tag" 60
     uw_check "$tag" "$(jq -c --argjson t "$rv" \
                         '.threads[]? | select(.tid == $t)' "$KD_OUT" \
                      | head -n 1)"
@@ -208,10 +208,10 @@ scenario_unwind_events() {
 
     uw_wl nofp "$HERE/workload-nofp" || return
     rv=${WL_TID[nofp:revalidator2]}
-    kd_json_begin $tag 2 -p "${WL_PID[nofp]}" --tid "$rv" -s 50ms || return
+    kd_json_open $tag -p "${WL_PID[nofp]}" --tid "$rv" -s 50ms || return
     wl_cmd nofp "deep 100 100" \
         || fail "$tag: job deep" "done" "$WL_REPLY_LINE"
-    kd_finish $tag 60
+    kd_interrupt $tag 60
     got=$(jq -r --arg re "$UW_READ" "$UW_JQ"'
         [.syscall_events[]? | select(.syscall == "read")
          | .user_stack // [] | select(whole and (chain | test($re)))]
