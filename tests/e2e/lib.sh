@@ -332,7 +332,7 @@ wl_start() {
         --die-with-parent >"$dir/out" 2>"$dir/err" &
     WL_PID[$id]=$!
     track_pid $!
-    if ! poll_until "${WL_PID[$id]}" 10 0.01 grep -qx ready "$dir/out"; then
+    if ! poll_until "${WL_PID[$id]}" 10 0.01 grep -sqx ready "$dir/out"; then
         fail "workload $id starts ($(head -c 300 "$dir/err"))"
         return 1
     fi
@@ -524,28 +524,30 @@ sched_trace_end() {
 # sleep_moves_end TAG THREAD: how many times the thread watched since
 # sleep_moves_begin was moved while it slept; any sets BAD_TRUTH.
 sleep_moves_end() {
-    local dir tid state n
+    local dir tid state n in
 
     read -r dir tid state <<<"$SLEEP_MOVES"
     [[ -n $dir ]] || return 0
     echo 0 >"$dir/tracing_on"
     SLEEP_MOVES_TRACE=$WORKDIR/sleep_moves.trace
     grep -v '^#' "$dir/trace" >"$SLEEP_MOVES_TRACE"
-    n=$(awk -v tid="$tid" -v asleep="$([[ $state == [SD] ]] && echo 1)" '
+    # The moves while it slept, and its switches in, which schedstat's
+    # timeslices must count too: one pass.
+    read -r n in < <(awk -v tid="$tid" \
+                         -v asleep="$([[ $state == [SD] ]] && echo 1)" '
         /sched_switch:/ {
             if (index($0, " prev_pid=" tid " ")) {
                 asleep = $0 !~ /prev_state=R/
             }
             if (index($0, " next_pid=" tid " ")) {
                 asleep = 0
+                switches_in++
             }
         }
         /sched_waking:/ { asleep = 0 }
         /sched_migrate_task:/ { if (asleep) { n++ } }
-        END { print n + 0 }' "$SLEEP_MOVES_TRACE")
-    # Its switches in, which schedstat's timeslices must count too.
-    SLEEP_MOVES_IN="$tid $(grep -c "sched_switch: .* next_pid=$tid " \
-                               "$SLEEP_MOVES_TRACE")"
+        END { print n + 0, switches_in + 0 }' "$SLEEP_MOVES_TRACE")
+    SLEEP_MOVES_IN="$tid $in"
     SLEEP_MOVES=
     if ((n > 0)); then
         note "$1: the kernel moved $2 to another CPU $n times while it" \
