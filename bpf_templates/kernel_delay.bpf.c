@@ -749,9 +749,16 @@ kd_charge(u32 tid, struct kd_tstate *st, u64 ns, const struct kd_holder *h)
         } else {
             d->n_ran = n + 1;
         }
-        if (n < KD_GAP_RAN) {
-            struct kd_gap_ran *r = &d->ran[n];
+        /* Slot n at a constant index, as in kd_gap_syscall(). */
+        struct kd_gap_ran *r = NULL;
 
+#pragma unroll
+        for (int i = 0; i < KD_GAP_RAN; i++) {
+            if (i == n) {
+                r = &d->ran[i];
+            }
+        }
+        if (r) {
             r->tid = h->tid;
             r->pid = h->pid;
             r->ns = ns;
@@ -1019,18 +1026,25 @@ kd_gap_syscall(struct kd_tstate *st, u32 nr, u64 now)
     struct kd_gap_detail *d = &g->detail;
     struct kd_gap_syscall *s = NULL;
     u32 n = d->n_syscalls;
+    bool fresh = false;
 
     if (!g->start_ns) {
         return;
     }
+    /* The syscall's slot, or the first free one (slot n, once the n
+     * taken did not match), each at a constant index: not &syscalls[n],
+     * whose bound 6.1's verifier loses when n is spilled to the stack
+     * ("unbounded memory access" with --trace-dir). */
 #pragma unroll
     for (int i = 0; i < KD_GAP_SYSCALLS; i++) {
         if (!s && i < n && d->syscalls[i].nr == nr) {
             s = &d->syscalls[i];
+        } else if (!s && i == n) {
+            s = &d->syscalls[i];
+            fresh = true;
         }
     }
-    if (!s && n < KD_GAP_SYSCALLS) {
-        s = &d->syscalls[n];
+    if (fresh) {
         s->nr = nr;
         s->count = 0;
         s->total_ns = 0;
