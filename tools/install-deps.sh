@@ -16,7 +16,9 @@
 #              (the man page rendered, tests/test-man.sh) and prometheus
 #              (promtool for the shipped alerts, a real Prometheus for the
 #              e2e scenario metrics_prometheus; its service is stopped and
-#              disabled where this installs it and systemd runs), curl.
+#              disabled where this installs it and systemd runs), curl,
+#              libc6-dbg (libc's symbols: the unwind scenarios' stacks
+#              end in start_thread(), which only its debug file names).
 #   reference  test + what the reference script needs (for comparisons).
 #   bench      reference + perf (make bench: figure 9 sets ours beside
 #              perf record --call-graph dwarf), Open vSwitch (figure 1:
@@ -48,7 +50,7 @@ for what in "$@"; do
     demo) pkgs="$pkgs systemtap-sdt-dev" ;;
     test) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 clang libclang-rt-14-dev openvswitch-switch stress-ng groff-base \
-prometheus curl" ;;
+prometheus curl libc6-dbg" ;;
     reference) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
 python3-bpfcc python3-tz python3-psutil" ;;
     bench) pkgs="$pkgs systemtap-sdt-dev bpftool procps util-linux jq \
