@@ -834,18 +834,20 @@ kd_json_open() {
     kd_json_begin "$tag" 3600 "$@"
 }
 
-# kd_interrupt TAG TIMEOUT_S: ends the sample of a kd_json_open run with
-# SIGINT (the sample is reported, the tool exits 0), then kd_finish.
+# kd_interrupt TAG TIMEOUT_S: SIGINT to the tool, which ends its sample
+# (reported) or its watch, then kd_finish: the end of a kd_json_open run,
+# and of a --long-poll-events one (lp_end).
 kd_interrupt() {
     kill -INT "$KD_PID" 2>/dev/null
-    kd_finish "$1" "$2"
+    kd_finish "$1" "$2" "exit status after SIGINT"
 }
 
-# kd_finish TAG TIMEOUT_S: waits for the tool, checks that it exited 0
-# (its stderr as a note otherwise) and left nothing attached.
+# kd_finish TAG TIMEOUT_S [WHAT]: waits for the tool, checks that it
+# exited 0 (WHAT names the check; its stderr as a note otherwise) and
+# left nothing attached.
 kd_finish() {
     wait_exit "$KD_PID" "$2"
-    check_eq "$1: kernel_delay exit status" 0 "$WAIT_RC"
+    check_eq "$1: ${3:-kernel_delay exit status}" 0 "$WAIT_RC"
     if [[ $WAIT_RC != 0 ]]; then
         note "$1 stderr: $(head -c 600 "$KD_ERR" | tr '\n' ' ')"
     fi

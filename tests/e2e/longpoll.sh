@@ -41,10 +41,7 @@ lp_wait_watching() {
 # lp_end TAG: SIGINT to a --long-poll-events run (which runs until then),
 # exit status 0, nothing left attached.
 lp_end() {
-    kill -INT "$KD_PID" 2>/dev/null
-    wait_exit "$KD_PID" 30
-    check_eq "$1: exit status after SIGINT" 0 "$WAIT_RC"
-    check_bpf_released "$1"
+    kd_interrupt "$1" 30
 }
 
 # lp_check_records TAG: the JSON run is valid JSON Lines of long_poll
