@@ -1168,7 +1168,7 @@ scrape_cost() {
 # every second meanwhile.
 watch_run() {
     local name=$1 tool=$2 run=$3 bg tracer c0 c1 b0 b1 t0 t1 url rss
-    local scraper= scrape_ns=
+    local scraper='' scrape_ns=''
     shift 3
     start_bg "$name" 300 "${PIN[@]}" "$@" -p "$BUSY_PID" \
         --long-poll-events 100000000

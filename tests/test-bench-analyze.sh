@@ -1,11 +1,13 @@
 #!/bin/bash
-# Tests bench/analyze.sh's verdict of figure 7 on rows made up here, where
-# the truth is known: the paired comparison of ours and the reference must
-# fail when ours is above in every run by more than the runs' spread,
-# pass when the two differ only by noise or ours is below, give the mean
-# and the 95% interval that a hand computation gives, and say n/a with a
-# single run.  Needs no root and no kernel; prints one line per check and
-# closes with "N passed, N failed".
+# Tests bench/analyze.sh's verdicts of figures 7 and 8 on rows made up
+# here, where the truth is known.  Figure 7: the paired comparison of ours
+# and the reference must fail when ours is above in every run by more
+# than the runs' spread, pass when the two differ only by noise or ours
+# is below, give the mean and the 95% interval that a hand computation
+# gives, and say n/a with a single run.  Figure 8: the scrape's verdict
+# is taken from the median of the paired per-scrape costs, not from the
+# difference of the watches' medians.  Needs no root and no kernel;
+# prints one line per check and closes with "N passed, N failed".
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/.." || exit 1
@@ -86,5 +88,61 @@ expect "a narrow interval above 0 fails (310 +- 25)" "$work/hand2" \
 
 rows "$work/one" 400
 expect "a single run gives no interval: n/a" "$work/one" '^n/a '
+
+# rows8 DIR SCRAPE_NS...: a results directory holding figure 8 only:
+# the watch alone at 0.40% of one CPU, with --metrics at 1.40% (one
+# percent more: what the difference of medians would fail), and one
+# scrape_ns row per SCRAPE_NS.
+rows8() {
+    local dir=$1 run=0 ns tool pct
+    shift
+    mkdir -p "$dir"
+    printf 'git_rev\ttest\nonly\t,8,\nev_runs\t%s\nwatch_secs\t5\n' \
+        "$#" > "$dir/meta.tsv"
+    printf 'watch_threads\t16\nprofile_hz\t99\n' >> "$dir/meta.tsv"
+    : > "$dir/raw.tsv"
+    for ns in "$@"; do
+        run=$((run + 1))
+        for tool in ours ours-profile ours-offcpu ours-metrics; do
+            pct=0.40
+            [ "$tool" = ours-metrics ] && pct=1.40
+            printf '8\twatch\t%s\t%s\t%s\t%s\n' \
+                "$tool" "$run" tool_pct "$pct" \
+                "$tool" "$run" bpf_pct 0.10 \
+                "$tool" "$run" rss_kb 129000 >> "$dir/raw.tsv"
+        done
+        [ "$ns" = - ] && continue
+        printf '8\twatch\tours-metrics\t%s\tscrape_ns\t%s\n' \
+            "$run" "$ns" >> "$dir/raw.tsv"
+    done
+}
+
+# verdict8 DIR: figure 8's --metrics line of the verdicts.
+verdict8() {
+    bench/analyze.sh "$1" |
+        sed -n -E 's/^ *((PASS|FAIL|n\/a) +8\. --metrics)/\1/p'
+}
+
+# expect8 NAME DIR PATTERN: the --metrics verdict of DIR matches PATTERN.
+expect8() {
+    local v
+    v=$(verdict8 "$2")
+    if [[ $v =~ $3 ]]; then
+        pass "$1"
+    else
+        fail "$1: expected /$3/, got: '$v'"
+    fi
+}
+
+# Medians 224,000 ns: 0.0224% of one CPU at a scrape a second.
+rows8 "$work/scrape" 216000 224000 226000
+expect8 "one scrape of 0.224 ms: 0.022% of one CPU, PASS" "$work/scrape" \
+    '^PASS +8\. .* costs 0\.022% of one CPU \(< 0\.5%\): 0\.224 ms'
+# Median 6 ms: 0.6% at a scrape a second.
+rows8 "$work/scrape-slow" 5000000 6000000 7000000
+expect8 "one scrape of 6 ms: 0.6% of one CPU, FAIL" "$work/scrape-slow" \
+    '^FAIL +8\. .* costs 0\.600% of one CPU'
+rows8 "$work/scrape-none" - - -
+expect8 "no scrape measured: n/a" "$work/scrape-none" '^n/a +8\. --metrics'
 
 test_summary
