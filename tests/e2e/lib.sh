@@ -920,6 +920,19 @@ kd_json_lines() {
     printf '%s' "$((n))"
 }
 
+# kd_json_complete: the JSON Lines the tool has printed so far, its
+# complete lines only.  A record longer than stdio's buffer reaches the
+# file in more than one write(), so a reader of a running tool's output
+# can find its last line cut short (jq: "Unfinished string at EOF"); the
+# file only grows, so its first N lines, N the newlines counted first,
+# are whole.
+kd_json_complete() {
+    local n
+
+    n=$(tr -dc '\n' <"$KD_OUT" | wc -c)
+    head -n "$n" "$KD_OUT"
+}
+
 # ---------------------------------------------------------------------------
 # The current report's values, text or JSON, in the associative array R
 # (read with r KEY).  kd_parse FILE fills it from a text report's thread

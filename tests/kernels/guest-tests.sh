@@ -19,13 +19,16 @@ cd "$(dirname "$0")/../.." || exit 1
 # slept on, in an interval and in a sample; user stacks unwound from the
 # call frame information of a binary built without frame pointers (and
 # stripped, and a library loaded later); the --trace-dir traces of a
-# run-queue wait, a wake-up and a stop, decoded.  Counts and ground
-# truth, not latencies: emulation inflates those.
+# run-queue wait, a wake-up and a stop, decoded; --metrics scraped by a
+# real Prometheus, each interval under its cause, and beside hostile
+# clients.  Counts and ground truth, not latencies: emulation inflates
+# those.
 scenarios="syscalls contend stopped exited trigger_usdt trigger_first_sample \
 long_poll long_poll_wait long_poll_ovs long_poll_usersys long_poll_profile \
 long_poll_offcpu long_poll_progress sample_stacks unwind_long_poll \
 unwind_sample unwind_stripped unwind_dlopen unwind_depth unwind_restart \
-evidence_wait evidence_wakeup evidence_stop"
+evidence_wait evidence_wakeup evidence_stop metrics_prometheus \
+metrics_hostile"
 # Where glibc's poll() is the ppoll syscall (arm64: no poll syscall), the
 # poll of LONG POLL STATISTICS and of the events is ppoll: prove it against
 # the workload's truth (which the host's make check proves for poll), and
