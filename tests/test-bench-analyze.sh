@@ -44,16 +44,18 @@ rows() {
     done
 }
 
-# verdict DIR: figure 7's line of the verdicts.
+# verdict DIR [WHAT]: the line of DIR's verdicts that begins with WHAT
+# (an extended regular expression; default figure 7's).
 verdict() {
     bench/analyze.sh "$1" |
-        sed -n -E 's/^ *((PASS|FAIL|n\/a) +7\. a round trip)/\1/p'
+        sed -n -E "s/^ *((PASS|FAIL|n\/a) +${2:-7\. a round trip})/\1/p"
 }
 
-# expect NAME DIR PATTERN: the verdict of DIR matches PATTERN.
+# expect NAME DIR PATTERN [WHAT]: the verdict of DIR (the line WHAT, as
+# for verdict) matches PATTERN.
 expect() {
     local v
-    v=$(verdict "$2")
+    v=$(verdict "$2" "${4:-}")
     if [[ $v =~ $3 ]]; then
         pass "$1"
     else
@@ -117,32 +119,20 @@ rows8() {
     done
 }
 
-# verdict8 DIR: figure 8's --metrics line of the verdicts.
-verdict8() {
-    bench/analyze.sh "$1" |
-        sed -n -E 's/^ *((PASS|FAIL|n\/a) +8\. --metrics)/\1/p'
-}
-
-# expect8 NAME DIR PATTERN: the --metrics verdict of DIR matches PATTERN.
-expect8() {
-    local v
-    v=$(verdict8 "$2")
-    if [[ $v =~ $3 ]]; then
-        pass "$1"
-    else
-        fail "$1: expected /$3/, got: '$v'"
-    fi
-}
+# Figure 8's verdict of --metrics.
+MX='8\. --metrics'
 
 # Medians 224,000 ns: 0.0224% of one CPU at a scrape a second.
 rows8 "$work/scrape" 216000 224000 226000
-expect8 "one scrape of 0.224 ms: 0.022% of one CPU, PASS" "$work/scrape" \
-    '^PASS +8\. .* costs 0\.022% of one CPU \(< 0\.5%\): 0\.224 ms'
+expect "one scrape of 0.224 ms: 0.022% of one CPU, PASS" "$work/scrape" \
+    '^PASS +8\. .* costs 0\.022% of one CPU \(< 0\.5%\): 0\.224 ms' \
+    "$MX"
 # Median 6 ms: 0.6% at a scrape a second.
 rows8 "$work/scrape-slow" 5000000 6000000 7000000
-expect8 "one scrape of 6 ms: 0.6% of one CPU, FAIL" "$work/scrape-slow" \
-    '^FAIL +8\. .* costs 0\.600% of one CPU'
+expect "one scrape of 6 ms: 0.6% of one CPU, FAIL" "$work/scrape-slow" \
+    '^FAIL +8\. .* costs 0\.600% of one CPU' "$MX"
 rows8 "$work/scrape-none" - - -
-expect8 "no scrape measured: n/a" "$work/scrape-none" '^n/a +8\. --metrics'
+expect "no scrape measured: n/a" "$work/scrape-none" '^n/a +8\. --metrics' \
+    "$MX"
 
 test_summary
