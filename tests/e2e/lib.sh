@@ -924,13 +924,10 @@ kd_json_lines() {
 # complete lines only.  A record longer than stdio's buffer reaches the
 # file in more than one write(), so a reader of a running tool's output
 # can find its last line cut short (jq: "Unfinished string at EOF"); the
-# file only grows, so its first N lines, N the newlines counted first,
-# are whole.
+# file only grows, so its first N lines, N the newlines counted first
+# (kd_json_lines), are whole.
 kd_json_complete() {
-    local n
-
-    n=$(tr -dc '\n' <"$KD_OUT" | wc -c)
-    head -n "$n" "$KD_OUT"
+    head -n "$(kd_json_lines)" "$KD_OUT"
 }
 
 # ---------------------------------------------------------------------------

@@ -31,22 +31,28 @@ mx_start() {
     KD_PROG_IDS=$(pid_prog_ids "$KD_PID")
 }
 
-# MX_JOB: jq's filter of the records of revalidator2's jobs (TID $t)
-# among the intervals over the threshold ($thr): all but its waits for
-# the next job, blocked in the read of its command.  On the host those
-# last less than the threshold; in the lane's emulated guests (make
+# MX_LONG: jq's filter of revalidator2's intervals (TID $t) over the
+# threshold ($thr).  MX_JOB: those of its jobs, all but its waits for the
+# next job, blocked in the read of its command.  On the host those last
+# less than the threshold; in the lane's emulated guests (make
 # check-kernels) the script's steps between two jobs take longer, and
 # each such wait is reported too, mostly blocked in syscalls, which is
 # what it is.
 # shellcheck disable=SC2016  # $t and $thr are jq's.
-MX_JOB='select(.type == "long_poll" and .tid == $t and .gap_ns > $thr
-               and .dominant != "blocked_in_syscalls")'
+MX_LONG='select(.type == "long_poll" and .tid == $t and .gap_ns > $thr)'
+MX_JOB="$MX_LONG | select(.dominant != \"blocked_in_syscalls\")"
+
+# mx_jq ARGS...: jq -s ARGS on the tool's JSON so far (its complete
+# lines), with $t revalidator2's TID and $thr the threshold.
+mx_jq() {
+    kd_json_complete |
+        jq -s --argjson t "${WL_TID[main:revalidator2]}" \
+            --argjson thr "$MX_THRESHOLD" "$@"
+}
 
 # mx_count: how many intervals of revalidator2's jobs the JSON has.
 mx_count() {
-    kd_json_complete |
-        jq -s --argjson t "${WL_TID[main:revalidator2]}" \
-            --argjson thr "$MX_THRESHOLD" "map($MX_JOB) | length" 2>/dev/null
+    mx_jq "map($MX_JOB) | length" 2>/dev/null
 }
 
 # mx_reported N: the JSON has N intervals of revalidator2's jobs, or
@@ -65,27 +71,20 @@ mx_reported() {
 # the JSON, beyond those of earlier calls) within 5 s of its end, and the
 # three be all the new ones, in that order and of those causes, but for
 # revalidator2's waits for its next job (MX_JOB), each of which must be
-# mostly blocked in syscalls.  MX_GAPS: their lengths as the workload timed
-# them.
+# mostly blocked in syscalls.
 mx_jobs() {
     local tag=$1 rv=${WL_TID[main:revalidator2]} pid=${WL_PID[main]} n base
     local all
 
-    MX_GAPS=()
-    all=$(jq -s --argjson t "$rv" --argjson thr "$MX_THRESHOLD" '
-              map(select(.type == "long_poll" and .tid == $t
-                         and .gap_ns > $thr)) | length' \
-              < <(kd_json_complete))
+    all=$(mx_jq "map($MX_LONG) | length")
     base=$(mx_count)
     base=${base:-0}
     wl_cmd main "longpoll 10 10 400 0" ||
         fail "$tag: the run-queue job" "done" "$WL_REPLY_LINE"
-    MX_GAPS+=("$(reply_field gap_ns)")
     poll_until "$KD_PID" 5 0.05 mx_reported $((base + 1)) ||
         fail "$tag: the run-queue interval reported within 5 s"
     wl_cmd main "usersys 300 100" ||
         fail "$tag: the on-CPU job" "done" "$WL_REPLY_LINE"
-    MX_GAPS+=("$(reply_field gap_ns)")
     poll_until "$KD_PID" 5 0.05 mx_reported $((base + 2)) ||
         fail "$tag: the on-CPU interval reported within 5 s"
     wl_send main "longpoll-stop 10 10 10 0"
@@ -97,17 +96,13 @@ mx_jobs() {
     fi
     kill -CONT "$pid"
     wl_reply main 30 || fail "$tag: the stop job" "done" "$WL_REPLY_LINE"
-    MX_GAPS+=("$(reply_field gap_ns)")
     poll_until "$KD_PID" 5 0.05 mx_reported $((base + 3)) ||
         fail "$tag: the stopped interval reported within 5 s"
     # Every new interval over the threshold: the jobs' by their causes,
     # a wait for the next job as "wait".
-    n=$(jq -rs --argjson t "$rv" --argjson thr "$MX_THRESHOLD" \
-            --argjson all "${all:-0}" '
-            map(select(.type == "long_poll" and .tid == $t
-                       and .gap_ns > $thr)) | .[$all:]
-            | map(if .dominant == "blocked_in_syscalls" then "wait"
-                  else .dominant end)' < <(kd_json_complete))
+    n=$(mx_jq --argjson all "${all:-0}" "map($MX_LONG) | .[\$all:]
+            | map(if .dominant == \"blocked_in_syscalls\" then \"wait\"
+                  else .dominant end)")
     check_eq "$tag: revalidator2's three intervals, by cause (JSON)" \
              "run_queue on_cpu stopped" \
              "$(jq -r 'map(select(. != "wait")) | join(" ")' <<<"$n")"
